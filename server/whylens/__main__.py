@@ -1,0 +1,5 @@
+import sys
+
+from whylens.cli import main
+
+sys.exit(main())

@@ -1,0 +1,57 @@
+"""WhyLens errors: each carries a message a user can act on."""
+
+from __future__ import annotations
+
+
+class WhyLensError(Exception):
+    """Base class; ``str(err)`` is shown to the user as is. ``exit_code`` is the CLI's."""
+
+    exit_code = 1
+
+
+class GitMissingError(WhyLensError):
+    def __init__(self) -> None:
+        super().__init__("git was not found on PATH; install git (2.25 or newer) and try again")
+
+
+class NotARepositoryError(WhyLensError):
+    def __init__(self, path: str) -> None:
+        super().__init__(f"{path} is not inside a git repository; pass --repo PATH to a clone")
+
+
+class EmptyRepositoryError(WhyLensError):
+    def __init__(self, path: str) -> None:
+        super().__init__(f"{path} has no commits yet; there is no history to learn from")
+
+
+class UnknownRevisionError(WhyLensError):
+    def __init__(self, rev: str) -> None:
+        super().__init__(f"unknown revision {rev!r}; check the branch, tag or sha")
+
+
+class IndexMissingError(WhyLensError):
+    def __init__(self, path: str) -> None:
+        super().__init__(f"no WhyLens index at {path}; run `whylens index` first")
+
+
+class IndexLockedError(WhyLensError):
+    def __init__(self, path: str) -> None:
+        super().__init__(
+            f"the index at {path} is being written by another whylens process; wait for it to "
+            "finish, or remove the lock file if no whylens process is running"
+        )
+
+
+class IndexCorruptError(WhyLensError):
+    def __init__(self, path: str, detail: str = "") -> None:
+        extra = f" ({detail})" if detail else ""
+        super().__init__(
+            f"the index at {path} cannot be read{extra}; delete that folder and run "
+            "`whylens index` to rebuild it (it is derived from git and loses nothing)"
+        )
+
+
+class InvalidInputError(WhyLensError):
+    """Bad arguments or parameters (CLI exit 2)."""
+
+    exit_code = 2

@@ -1,0 +1,252 @@
+"""Frozen dataclasses shared by every layer.
+
+No behaviour here that needs git, tree-sitter, Whoosh or pygls. Conventions used everywhere:
+- line numbers are 1-based and inclusive (as git prints them);
+- columns are 0-based Python ``str`` indices (code points); only ``lsp/`` converts to UTF-16;
+- ``date`` is ISO 8601 with offset (git ``%aI``), ``timestamp`` unix seconds;
+- ``sha`` is always the full 40-hex commit id.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+UNIT_TYPES = ("fact", "skill", "pattern")
+RECORD_TYPE = "decision"
+ALL_TYPES = UNIT_TYPES + (RECORD_TYPE,)
+
+# Why a commit yields no knowledge (it stays counted in the history).
+SKIP_REASONS = ("bot", "release", "trivial", "ignored", "merge")
+
+# Kinds of a symbol event in its history.
+EVENT_KINDS = ("added", "body", "signature", "deleted", "renamed", "moved")
+
+
+@dataclass(frozen=True)
+class Hunk:
+    """One changed line range, as in ``@@ -old_start,old_count +new_start,new_count @@``."""
+
+    old_start: int
+    old_count: int
+    new_start: int
+    new_count: int
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file touched by a commit."""
+
+    path: str  # path after the change; for a deletion, the deleted path
+    status: str  # git's letter: A M D R C T
+    old_path: str | None = None  # path before a rename or copy
+    old_blob: str | None = None  # blob sha before (None when added)
+    new_blob: str | None = None  # blob sha after (None when deleted)
+    hunks: tuple[Hunk, ...] = ()
+    binary: bool = False
+
+
+@dataclass(frozen=True)
+class Commit:
+    """One commit as mined, with its changes and the filter verdict."""
+
+    sha: str
+    parents: tuple[str, ...]
+    author: str  # mailmap applied
+    email: str
+    timestamp: int
+    date: str
+    subject: str
+    body: str = ""
+    trailers: tuple[tuple[str, str], ...] = ()
+    changes: tuple[FileChange, ...] = ()
+    pr: int | None = None  # PR number from a merge or squash subject
+    skip_reason: str | None = None  # one of SKIP_REASONS, or None when it carries intent
+
+    @property
+    def message(self) -> str:
+        return f"{self.subject}\n\n{self.body}".strip()
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """A definition in one version of a file."""
+
+    name: str  # qualified: "Session.send", "(*Server).Serve", "impl Display for Foo"
+    kind: str  # function method class struct interface trait impl enum module namespace
+    start_line: int
+    end_line: int
+    name_line: int = 0  # where the bare name sits (for hovers and lenses)
+    name_col: int = 0
+    name_end_col: int = 0
+
+    @property
+    def short_name(self) -> str:
+        return self.name.rsplit(".", 1)[-1]
+
+
+@dataclass(frozen=True)
+class SymbolEvent:
+    """A substantive change of one symbol in one commit."""
+
+    commit: str
+    path: str
+    symbol: str  # qualified name after the change (before it, for "deleted")
+    kind: str  # one of EVENT_KINDS
+    previous: str | None = None  # old name (renamed) or old "path::name" (moved)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A typed knowledge unit mined from one commit's prose."""
+
+    id: str  # 12 hex of sha1("type::normalised content")
+    type: str  # one of UNIT_TYPES
+    title: str
+    content: str
+    weight: float  # prior of the heuristic that fired
+    context: str  # the raw sentence it came from
+    commit: str
+    author: str
+    date: str
+    files: tuple[str, ...] = ()
+    symbols: tuple[str, ...] = ()
+    source: str = "commit"
+    heuristic: str = ""
+    pr: int | None = None
+
+
+@dataclass(frozen=True)
+class ThreadUnit:
+    """One numbered paragraph of a thread (description, comment, review, commit message)."""
+
+    id: str  # "U1", "U2", ...
+    author: str
+    kind: str  # description comment review commit
+    text: str
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class Claim:
+    """An extracted sentence and the thread unit it came from."""
+
+    text: str
+    unit: str  # ThreadUnit.id
+
+
+@dataclass(frozen=True)
+class Record:
+    """A decision record: the story of one piece of work."""
+
+    id: str  # "issue-12", "pr-34", "commit-<sha12>"
+    kind: str  # issue pr commit
+    number: int | None
+    title: str
+    problem: Claim | None = None
+    cause: tuple[Claim, ...] = ()
+    decision: tuple[Claim, ...] = ()
+    rejected: tuple[Claim, ...] = ()
+    fixing_commits: tuple[str, ...] = ()
+    partner: int | None = None  # the PR that fixed an issue-owned record
+    merged: bool = False
+    supersedes: tuple[str, ...] = ()  # ids or symbols it says it supersedes/replaces
+    fix_edge_source: str = "none"  # provider | text | none
+    thread_shape: str = "thin"  # investigation | review_stream | thin
+    distilled_by: str = "rules"  # rules | model
+    thread: tuple[ThreadUnit, ...] = ()
+    anchors: tuple[str, ...] = ()  # qualified symbols the fixing commits changed
+    files: tuple[str, ...] = ()
+    author: str = ""
+    date: str = ""
+    url: str | None = None
+    label: str = "distilled, unreviewed"
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One search result, the shape of ``search --json``'s ``results`` items."""
+
+    id: str
+    type: str
+    title: str
+    content: str
+    score: float
+    commit: str
+    author: str
+    date: str
+    files: tuple[str, ...] = ()
+    symbols: tuple[str, ...] = ()
+    source: str = "commit"
+    url: str | None = None
+    extra: dict = field(default_factory=dict, compare=False)  # record fields, pr, ...
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    """What the index keeps about every commit it has seen (filtered ones too)."""
+
+    sha: str
+    author: str
+    date: str
+    timestamp: int
+    subject: str
+    pr: int | None = None
+    skip_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One line of a symbol's (or file's) substantive history, newest first."""
+
+    commit: str
+    date: str
+    timestamp: int
+    author: str
+    subject: str
+    pr: int | None
+    kind: str  # an EVENT_KINDS value, or "file" for file-level history
+    path: str
+    symbol: str | None = None
+    previous: str | None = None
+
+
+@dataclass(frozen=True)
+class Story:
+    """Everything known about one symbol (or file): what ``why`` answers."""
+
+    path: str
+    symbol: Symbol | None  # None: the line is outside any symbol (file history)
+    history: tuple[HistoryEntry, ...] = ()
+    units: tuple[Unit, ...] = ()
+    records: tuple[Record, ...] = ()
+    outcomes: tuple[tuple[str, str], ...] = ()  # (record id, outcome_status) computed when read
+    summary: str = ""  # "changed 7× by 3 authors, last 2 months ago; 2 pitfalls known"
+
+    @property
+    def known(self) -> bool:
+        return bool(self.history or self.units or self.records)
+
+
+@dataclass(frozen=True)
+class Pitfall:
+    """A known failure matched to an error; ``item`` is a Unit or a Record."""
+
+    item: Unit | Record
+    score: float
+    reason: str  # what matched: "TimeoutError in Session.send"
+    line: int | None = None  # error line it belongs to (1-based), when known
+    fix: Unit | None = None  # a Skill unit that fixed it, when one is known
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """A review comment grounded in history."""
+
+    path: str
+    line: int
+    side: str  # RIGHT (new code) or LEFT (deleted code), as GitHub names them
+    kind: str  # reverted-before | reintroduces-pitfall | constraint | decision-context
+    body: str  # markdown with provenance links
+    confidence: float
+    evidence: tuple[str, ...] = ()  # unit / record ids / commit shas it rests on
+    symbol: str | None = None
