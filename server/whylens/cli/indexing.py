@@ -1,0 +1,173 @@
+"""`whylens index`, `search`, `stats`, `export`: build the index and read it back."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+import time
+
+from whylens.errors import InvalidInputError
+from whylens.cli.common import add_repo_args, index_store, open_reader, web_links
+from whylens.models import ALL_TYPES
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("index", help="mine the history into the index (incremental)")
+    add_repo_args(p)
+    p.add_argument("--rev", default="HEAD", help="revision to index (default HEAD)")
+    p.add_argument("--progress", choices=("auto", "bar", "lines", "json", "none"), default="auto",
+                   help="progress output: a bar on a terminal, plain lines otherwise")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(handler=cmd_index)
+
+    p = subparsers.add_parser("search", help="search the knowledge (or stay silent)")
+    p.add_argument("query")
+    add_repo_args(p)
+    p.add_argument("-k", type=int, default=10, help="at most K results (default 10)")
+    p.add_argument("--type", action="append", dest="types", metavar="T",
+                   help=f"only these types: {', '.join(ALL_TYPES)} (repeat or comma-separate)")
+    p.add_argument("--path", help="only knowledge about files under this path")
+    p.add_argument("--author", help="only knowledge from this author (name or email)")
+    p.add_argument("--since", help="only commits on or after this date (YYYY-MM-DD)")
+    p.add_argument("--until", help="only commits on or before this date (YYYY-MM-DD)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(handler=cmd_search)
+
+    p = subparsers.add_parser("stats", help="what the index holds")
+    add_repo_args(p)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_stats)
+
+    p = subparsers.add_parser("export", help="every unit and record as JSON lines, stable order")
+    add_repo_args(p)
+    p.add_argument("--strip-attribution", action="store_true",
+                   help="leave out author names and emails")
+    p.set_defaults(handler=cmd_export)
+
+
+class _Progress:
+    """Renders pipeline progress as a bar, plain lines or JSON lines."""
+
+    def __init__(self, style: str) -> None:
+        if style == "auto":
+            style = "bar" if sys.stderr.isatty() else "lines"
+        self.style = style
+        self.last = 0.0
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        if self.style == "none":
+            return
+        if self.style == "json":
+            print(json.dumps({"event": "progress", "phase": phase, "done": done, "total": total}),
+                  flush=True)
+            return
+        now = time.monotonic()
+        final = phase in ("commit", "done")
+        if not final and now - self.last < (0.1 if self.style == "bar" else 2.0) and done:
+            return
+        self.last = now
+        pct = 100 * done // total if total else 100
+        if self.style == "bar":
+            filled = pct * 30 // 100
+            end = "\n" if phase == "done" else ""
+            print(f"\r{phase:8} [{'#' * filled}{'.' * (30 - filled)}] {pct:3}% {done}/{total}",
+                  end=end, file=sys.stderr, flush=True)
+        else:
+            print(f"{phase}: {done}/{total} commits ({pct}%)", file=sys.stderr, flush=True)
+
+
+def cmd_index(args) -> int:
+    from whylens.pipeline import run_index
+
+    progress = _Progress(args.progress)
+    summary = run_index(args.repo, args.index_dir, rev=args.rev, progress=progress)
+    data = summary.as_dict()
+    if args.progress == "json":
+        print(json.dumps({"event": "done", **data}), flush=True)
+    elif args.json:
+        print(json.dumps(data, indent=2))
+    else:
+        filtered = sum(summary.filtered.values())
+        print(f"{summary.mode}: {summary.commits_indexed} commits indexed "
+              f"({filtered} filtered), {summary.units} units, {summary.records} records, "
+              f"{summary.events} symbol events in {summary.seconds:.1f}s → {summary.index_dir}")
+        if summary.shallow:
+            print("note: this clone is shallow; history before the cut is unknown "
+                  "(`git fetch --unshallow` to see all of it)")
+    return 0
+
+
+def _types(values: list[str] | None) -> list[str] | None:
+    if not values:
+        return None
+    types = [t.strip().lower() for v in values for t in v.split(",") if t.strip()]
+    unknown = [t for t in types if t not in ALL_TYPES]
+    if unknown:
+        raise InvalidInputError(f"unknown --type {', '.join(unknown)}; use {', '.join(ALL_TYPES)}")
+    return types
+
+
+def cmd_search(args) -> int:
+    from whylens.render.hits import to_json
+    from whylens.retrieval.search import search
+
+    if args.k < 1:
+        raise InvalidInputError("-k must be at least 1")
+    if not args.query.strip():
+        raise InvalidInputError("the query is empty")
+    types = _types(args.types)
+    with open_reader(args) as reader:
+        result = search(reader, args.query, k=args.k, types=types, path=args.path,
+                        author=args.author, since=args.since, until=args.until)
+        data = to_json(result, web_links(reader))
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False))
+        return 0
+    if data["abstained"] or not data["results"]:
+        print("nothing confident enough to show (WhyLens stays silent rather than guess)")
+        return 0
+    for hit in data["results"]:
+        print(f"[{hit['type']}] {hit['title']}")
+        print(f"    {hit['commit'][:12]} · {hit['author']} · {hit['date'][:10]} · "
+              f"score {hit['score']:.2f}" + (f" · {hit['url']}" if hit.get("url") else ""))
+    return 0
+
+
+def cmd_stats(args) -> int:
+    with open_reader(args) as reader:
+        stats = reader.stats()
+    if args.json:
+        print(json.dumps(stats, indent=2, default=str))
+        return 0
+    for key, value in stats.items():
+        if isinstance(value, dict):
+            inner = ", ".join(f"{k} {v}" for k, v in value.items()) or "none"
+            print(f"{key}: {inner}")
+        else:
+            print(f"{key}: {value}")
+    return 0
+
+
+def cmd_export(args) -> int:
+    with open_reader(args) as reader:
+        for kind, items in (("unit", reader.iter_units()), ("record", reader.iter_records())):
+            for item in items:
+                data = {"kind": kind, **dataclasses.asdict(item)}
+                if args.strip_attribution:
+                    _strip_attribution(data)
+                sys.stdout.write(json.dumps(data, ensure_ascii=False, sort_keys=True) + "\n")
+    return 0
+
+
+def _strip_attribution(data: dict) -> None:
+    """Blank every person's name and email, at any depth (records keep thread authors)."""
+    for key, value in data.items():
+        if key in ("author", "email"):
+            data[key] = ""
+        elif isinstance(value, dict):
+            _strip_attribution(value)
+        elif isinstance(value, list):
+            for item in value:
+                if isinstance(item, dict):
+                    _strip_attribution(item)

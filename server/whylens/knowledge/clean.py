@@ -1,0 +1,173 @@
+"""Commit prose → clean prose: what is left is sentences a person wrote.
+
+Two stages, so extraction can keep the raw sentence as ``context``:
+
+- ``structural_paragraphs(text)`` drops whole blocks and lines that are not prose (fenced and
+  indented code, tracebacks, quoted diff lines, ``>`` quotes, trailers, HTML comments, markdown
+  headers, checklists, PR-template boilerplate, ``---`` rules) and returns paragraphs, each
+  unwrapped onto one line; a list item is a paragraph of its own. Inline markup is still there.
+- ``clean_inline(text)`` cleans inside a paragraph or sentence: HTML tags, markdown links and
+  emphasis, bare URLs, and inline code spans.
+
+Inline code spans, decided: a short span that names something (at most 3 words and 40
+characters, e.g. ``TimeoutError``, ``Session.send``, ``stream=True``) is kept as a plain word,
+because "fixed by passing stream=True" means nothing once "stream=True" is gone; a longer span
+is a code snippet and is dropped. Backticks never survive, and no placeholder is inserted.
+
+``clean_prose(text)`` is both stages: paragraphs separated by a blank line.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Trailer keys (git interpret-trailers style and common PR tooling); matched case-insensitively.
+TRAILER_KEYS = (
+    "signed-off-by", "co-authored-by", "co-authored", "reviewed-by", "acked-by", "tested-by",
+    "reported-by", "suggested-by", "helped-by", "requested-by", "original-author", "cc",
+    "change-id", "reviewed-on", "pr-url", "pull-request", "see-also", "depends-on",
+    "backport-of", "cherry-picked-from",
+)
+_TRAILER = re.compile(
+    r"^\s*(?:" + "|".join(re.escape(k) for k in TRAILER_KEYS) + r")\s*:", re.IGNORECASE
+)
+# Lines that are process, not prose.
+_BOILERPLATE = re.compile(
+    r"""^\s*(?:
+        \(cherry\ picked\ from\ commit\ [0-9a-f]{7,40}\)
+      | this\ reverts\ commit\ [0-9a-f]{7,40}\.?
+      | (?:conflicts|updated-dependencies)\s*:
+      | (?:git-svn-id|svn\ path=)\b.*
+      | thanks?\ (?:you\ )?for\ (?:contributing|your\ (?:pull\ request|contribution)).*
+      | please\ (?:describe|include|make\ sure|link|add\ tests|read|check|fill).*
+      | (?:describe|summary\ of)\ (?:your\ )?changes?.*
+      | (?:before\ opening\ a\ pr|checklist)\b.*
+      | (?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|refs?|see|issue|bug|link|related(?:\ to)?)\s*:?\s*
+        (?:(?:[\w.-]+/[\w.-]+)?\#\d+|https?://\S+)(?:[\s,]+(?:and\s+)?(?:[\w.-]+/[\w.-]+)?\#\d+)*\.?
+    )\s*$""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_FENCE = re.compile(r"^\s{0,3}(```+|~~~+)")
+_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
+_HEADER = re.compile(r"^\s{0,3}#{1,6}(?:\s|$)")
+_SETEXT_RULE = re.compile(r"^\s*(?:[-=*_]\s*){3,}$")  # ---, ===, ***, ---------
+_CHECKLIST = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[ xX]\]")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+(?=\S)")
+# A diff line: +/- directly followed by code (a markdown list uses "- " with a space).
+_DIFF_LINE = re.compile(r"^(?:[+-](?![\s+-])|[+-]{3}\s|@@\s|diff --git |index [0-9a-f]{7,}\.\.)")
+_QUOTE = re.compile(r"^\s*>")
+_TRACEBACK = re.compile(
+    r"^\s*(?:Traceback \(most recent call last\)|File \"[^\"]*\", line \d+|\$ |>>> |\.\.\. )"
+)
+_INDENTED = re.compile(r"^(?: {4,}|\t)")
+
+# Inline markup.
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
+_IMAGE = re.compile(r"!\[([^\]]{0,200})\]\([^)\s]{0,500}\)")
+_LINK = re.compile(r"\[([^\]]{1,200})\]\([^)\s]{0,500}\)")
+_REF_LINK = re.compile(r"\[([^\]]{1,200})\]\[[^\]]{0,50}\]")
+_HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]{0,20}(?:\s[^<>]{0,300})?/?>")
+_URL = re.compile(r"<?\b(?:https?|ftp)://[^\s<>()]+>?|\bwww\.[^\s<>()]+")
+# **bold**, *em*; underscores only around several words, so __init__ and _private survive.
+_EMPHASIS = re.compile(r"(\*\*|\*)(?=\S)([^*]+?)(?<=\S)\1|(?<!\w)(__|_)(?=\S)([^_]*? [^_]*?)(?<=\S)\3(?!\w)")
+_SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.;:!?)\]])")
+_EMPTY_BRACKETS = re.compile(r"\(\s*[,;:]?\s*\)|\[\s*\]")
+_SPACES = re.compile(r"[ \t\u00a0]+")
+
+MAX_INPUT_CHARS = 50_000  # a body longer than this is cut first (huge generated messages)
+SPAN_KEEP_CHARS = 40
+SPAN_KEEP_WORDS = 3
+
+
+def clean_prose(text: str) -> str:
+    """The prose of a commit message: paragraphs (one line each) separated by a blank line."""
+    cleaned = (clean_inline(p) for p in structural_paragraphs(text))
+    return "\n\n".join(p for p in cleaned if p)
+
+
+def structural_paragraphs(text: str) -> list[str]:
+    """Paragraphs of prose with non-prose blocks and lines removed; inline markup kept."""
+    if not text:
+        return []
+    text = text[:MAX_INPUT_CHARS].replace("\r\n", "\n").replace("\r", "\n")
+    text = _HTML_COMMENT.sub("", text)
+    paragraphs: list[str] = []
+    current: list[str] = []
+    in_fence: str | None = None
+    in_code = False  # inside an indented code block, a diff or a traceback
+
+    def close() -> None:
+        if current:
+            paragraphs.append(" ".join(current))
+            current.clear()
+
+    for line in text.split("\n"):
+        fence = _FENCE.match(line)
+        if in_fence is not None:
+            if fence and fence.group(1)[0] == in_fence[0] and len(fence.group(1)) >= len(in_fence):
+                in_fence = None
+            continue
+        if fence:
+            close()
+            in_fence = fence.group(1)
+            continue
+        stripped = line.strip()
+        if not stripped:
+            close()
+            in_code = False
+            continue
+        if in_code and (_INDENTED.match(line) or _DIFF_LINE.match(line)):
+            continue
+        if _TRACEBACK.match(line) or _DIFF_LINE.match(line):
+            close()
+            in_code = True
+            continue
+        if _INDENTED.match(line) and not current and not _LIST_ITEM.match(line):
+            in_code = True  # indented code starts a block; indented continuation lines don't
+            continue
+        in_code = False
+        if _is_noise_line(stripped):
+            close()
+            continue
+        item = _LIST_ITEM.match(line)
+        if item:
+            close()
+            stripped = line[item.end():].strip()
+        current.append(stripped)
+    close()
+    return [p for p in (_SPACES.sub(" ", p).strip() for p in paragraphs) if p]
+
+
+def _is_noise_line(stripped: str) -> bool:
+    return bool(
+        _QUOTE.match(stripped)
+        or _TRAILER.match(stripped)
+        or _HEADER.match(stripped)
+        or _SETEXT_RULE.match(stripped)
+        or _CHECKLIST.match(stripped)
+        or _BOILERPLATE.match(stripped)
+        or stripped in ("...", "…")
+    )
+
+
+def clean_inline(text: str) -> str:
+    """Inline cleaning of one paragraph or sentence (see the module docstring)."""
+    text = _CODE_SPAN.sub(_code_span, text)
+    text = text.replace("`", "")
+    text = _IMAGE.sub("", text)
+    text = _LINK.sub(r"\1", text)
+    text = _REF_LINK.sub(r"\1", text)
+    text = _HTML_TAG.sub(" ", text)
+    text = _URL.sub("", text)
+    text = _EMPHASIS.sub(lambda m: m.group(2) or m.group(4) or "", text)
+    text = _EMPTY_BRACKETS.sub("", text)
+    text = _SPACES.sub(" ", text)
+    text = _SPACE_BEFORE_PUNCT.sub(r"\1", text)
+    return text.strip(" ,;:-")
+
+
+def _code_span(match: re.Match) -> str:
+    body = match.group(2).strip()
+    if len(body) <= SPAN_KEEP_CHARS and len(body.split()) <= SPAN_KEEP_WORDS and "\n" not in body:
+        return body
+    return ""

@@ -1,0 +1,174 @@
+"""mine → extract → anchor → records → index, incremental, with progress callbacks.
+
+One run indexes the commits reachable from ``rev`` that the index does not hold yet:
+- full rebuild when there is no index, the pipeline version changed, or the last indexed commit
+  is no longer an ancestor of ``rev`` (force-push, rebase): units of vanished commits go with it;
+- otherwise only ``rev ^last_sha``; commits already present (a killed run) are skipped, so a run
+  that was interrupted resumes where it stopped.
+Newest commits come first and are flushed every few seconds, so a big backfill answers early.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+from whylens.history.blobs import BlobReader
+from whylens.history.links import WebLinks
+from whylens.history.repo import open_repository
+from whylens.history.walk import walk
+from whylens.index.location import default_index_dir
+from whylens.index.store import PIPELINE_VERSION, IndexStore
+from whylens.knowledge.extract import extract_units
+from whylens.models import Commit
+from whylens.records.history import build_records, revert_pairs
+from whylens.symbols.anchor import Anchorer
+
+# progress(phase, done, total): phase is "mine" while commits stream, then "records", "commit".
+Progress = Callable[[str, int, int], None]
+
+FLUSH_SECONDS = 3.0  # make new knowledge readable at least this often during a long run
+BATCH_COMMITS = 400  # hand work to the index writer in batches of this many commits
+
+
+@dataclass
+class IndexSummary:
+    """What one run did; printed by `whylens index`."""
+
+    index_dir: str
+    head: str
+    mode: str  # full | incremental | resumed | up-to-date
+    commits_total: int = 0  # reachable from rev and not yet indexed
+    commits_indexed: int = 0
+    filtered: Counter = field(default_factory=Counter)
+    units: int = 0
+    events: int = 0
+    records: int = 0
+    files_skipped: Counter = field(default_factory=Counter)
+    seconds: float = 0.0
+    shallow: bool = False
+
+    def as_dict(self) -> dict:
+        return {
+            "index_dir": self.index_dir, "head": self.head, "mode": self.mode,
+            "commits_total": self.commits_total, "commits_indexed": self.commits_indexed,
+            "filtered": dict(self.filtered), "units": self.units, "events": self.events,
+            "records": self.records, "files_skipped": dict(self.files_skipped),
+            "seconds": round(self.seconds, 3), "shallow": self.shallow,
+        }
+
+
+def _plan(repo, store: IndexStore, head: str) -> tuple[str, list[str]]:
+    """Choose the mode and the commits to exclude from the walk."""
+    meta = store.read_meta() if store.exists() else {}
+    if not meta or meta.get("pipeline_version") != PIPELINE_VERSION:
+        return "full", []
+    last = meta.get("last_sha")
+    if last and last == head:
+        return "up-to-date", []
+    if last and not repo.is_ancestor(last, head):
+        return "full", []
+    # A run that was killed left last_sha at the previous complete run (or unset): resume.
+    return ("incremental" if meta.get("complete_head") == last else "resumed"), [last] if last else []
+
+
+def _slim(commit: Commit) -> Commit:
+    """Drop hunks once anchored: records only need paths, and a long history must fit in memory."""
+    changes = tuple(replace(change, hunks=()) for change in commit.changes)
+    return replace(commit, changes=changes)
+
+
+def run_index(
+    repo_path: str | Path,
+    index_dir: str | Path | None = None,
+    rev: str = "HEAD",
+    progress: Progress | None = None,
+) -> IndexSummary:
+    started = time.monotonic()
+    report = progress or (lambda phase, done, total: None)
+    with open_repository(repo_path) as repo:
+        head = repo.resolve(rev)
+        target = Path(index_dir) if index_dir else default_index_dir(repo.root)
+        store = IndexStore(target)
+        mode, exclude = _plan(repo, store, head)
+        summary = IndexSummary(str(target), head, mode, shallow=repo.is_shallow)
+        if mode == "up-to-date":
+            summary.seconds = time.monotonic() - started
+            return summary
+
+        summary.commits_total = repo.count(head, exclude=exclude)
+        report("mine", 0, summary.commits_total)
+        already = store.reader() if mode == "resumed" else None  # what a killed run wrote
+        links = WebLinks.from_remote(repo.remote_url() or "")
+        ignore = repo.ignore_revs()
+
+        with BlobReader(repo) as blobs, store.writer(rebuild=(mode == "full")) as writer:
+            writer.set_meta(pipeline_version=PIPELINE_VERSION, repo=str(repo.root), rev=rev,
+                            shallow=repo.is_shallow, web_base=links.base if links else None,
+                            web_kind=links.kind if links else None, complete_head=None)
+            anchorer = Anchorer(blobs.read, attributes=repo.gitattributes(head))
+            mined: list[Commit] = []
+            batch: list[Commit] = []
+            events_by_commit: dict[str, list] = {}
+            last_flush = time.monotonic()
+            seen = 0
+            for commit in walk(repo, head, exclude=exclude):
+                seen += 1
+                if already is not None and already.has_commit(commit.sha):
+                    continue
+                if commit.sha in ignore and commit.skip_reason is None:
+                    commit = replace(commit, skip_reason="ignored")
+                events = anchorer.events(commit) if len(commit.parents) <= 1 else []
+                events_by_commit[commit.sha] = events
+                symbols = tuple(dict.fromkeys(e.symbol for e in events))
+                files = tuple(c.path for c in commit.changes)
+                units = extract_units(commit, files=files, symbols=symbols)
+                writer.add_units(units)
+                writer.add_events(events)
+                summary.units += len(units)
+                summary.events += len(events)
+                if commit.skip_reason:
+                    summary.filtered[commit.skip_reason] += 1
+                slim = _slim(commit)
+                mined.append(slim)
+                batch.append(slim)
+                if len(batch) >= BATCH_COMMITS or time.monotonic() - last_flush > FLUSH_SECONDS:
+                    writer.add_commits(batch)
+                    batch = []
+                    writer.flush()
+                    last_flush = time.monotonic()
+                    report("mine", seen, summary.commits_total)
+            writer.add_commits(batch)
+            summary.commits_indexed = len(mined)
+            report("mine", seen, summary.commits_total)
+
+            report("records", 0, 1)
+            records = build_records(mined, events_by_commit)
+            writer.add_records(records)
+            writer.add_reverts(revert_pairs(mined))
+            summary.records = len(records)
+            summary.files_skipped.update(anchorer.stats.get("skipped", {}))
+            stats = dict(anchorer.stats)
+            report("commit", 0, 1)
+            writer.set_meta(
+                last_sha=head, complete_head=head, indexed_at=_now(),
+                anchor_stats=_jsonable(stats),
+            )
+            writer.commit()
+        if already is not None:
+            already.close()
+    summary.seconds = time.monotonic() - started
+    report("done", summary.commits_indexed, summary.commits_total)
+    return summary
+
+
+def _jsonable(stats: dict) -> dict:
+    return {k: (dict(v) if isinstance(v, Counter) else v) for k, v in stats.items()}
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")

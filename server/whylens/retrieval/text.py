@@ -1,0 +1,89 @@
+"""Small text helpers shared by why, pitfalls and review: words, identifiers, ages, paths."""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+
+# Words too common in error text and commit prose to say anything about a failure.
+STOP_WORDS = frozenset(
+    """
+    a about after again all also an and any are as at be been before being but by can cannot
+    could did do does doing done for from had has have having he her here his how i if in into
+    is it its itself just like may me more most must my no nor not now of off on once only or
+    other our out over own same she should so some such than that the their them then there these
+    they this those through to too under until up very was we were what when where which while
+    who why will with would you your
+    error errors exception exceptions failed fail fails failure line lines file files call called
+    calls most recent last traceback thread main value values type object none null true false
+    undefined unknown use used using get got set new old make made fix fixed fixes add added
+    change changed changes update updated remove removed instead now see
+    """.split()
+)
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]{2,}")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+
+def split_identifier(name: str) -> list[str]:
+    """``getHTTPResponse_code`` → ``["get", "http", "response", "code"]``."""
+    parts: list[str] = []
+    for chunk in re.split(r"[._\W]+", name):
+        parts.extend(p.lower() for p in _CAMEL.findall(chunk))
+    return parts
+
+
+def content_words(text: str) -> set[str]:
+    """Lower-cased words of three letters or more, identifiers split, stop words removed."""
+    words: set[str] = set()
+    for match in _WORD.finditer(text or ""):
+        token = match.group(0)
+        words.add(token.lower())
+        words.update(split_identifier(token))
+    return {w for w in words if len(w) >= 3 and w not in STOP_WORDS and not w.isdigit()}
+
+
+def identifiers(text: str) -> set[str]:
+    """Code-looking tokens: dotted names, snake_case, camelCase, calls; lower-cased."""
+    found: set[str] = set()
+    for match in _IDENT.finditer(text or ""):
+        token = match.group(0)
+        looks_like_code = (
+            "." in token or "_" in token
+            or re.search(r"[a-z][A-Z]", token) is not None
+            or text[match.end(): match.end() + 1] == "("
+        )
+        if looks_like_code and len(token) >= 3:
+            found.add(token.lower())
+    return found
+
+
+def overlap(query: set[str], target: set[str]) -> float:
+    """Share of ``target`` found in ``query`` (0 when target is empty)."""
+    if not target:
+        return 0.0
+    return len(query & target) / len(target)
+
+
+def relative_age(timestamp: int, now: float) -> str:
+    """``3 days ago``, ``2 months ago``; coarse on purpose."""
+    seconds = max(0, int(now) - int(timestamp))
+    days = seconds // 86_400
+    if days < 1:
+        return "under a day ago"
+    for size, unit in ((365, "year"), (30, "month"), (7, "week"), (1, "day")):
+        if days >= size:
+            count = days // size
+            return f"{count} {unit}{'s' if count != 1 else ''} ago"
+    return "today"  # pragma: no cover
+
+
+def path_suffix_match(frame_path: str, repo_path: str) -> bool:
+    """True when ``repo_path`` (repo-relative) is a trailing part of ``frame_path``.
+
+    Stack traces carry absolute or build-relative paths; the index keeps repo-relative ones.
+    """
+    frame = PurePosixPath(frame_path.replace("\\", "/")).parts
+    repo = PurePosixPath(repo_path).parts
+    return bool(repo) and len(frame) >= len(repo) and tuple(frame[-len(repo):]) == tuple(repo)
