@@ -62,6 +62,17 @@ class PitfallSettings:
 
 
 @attrs.frozen
+class SearchSettings:
+    """The Search Knowledge quick pick (read by the client only)."""
+
+    debounce_ms: int = attrs.field(default=150, validator=attrs.validators.in_(range(0, 2001)))
+    """Milliseconds to wait after a keystroke before asking the server (0 to 2000)."""
+
+    max_results: int = attrs.field(default=20, validator=attrs.validators.in_(range(1, 101)))
+    """Most results shown (1 to 100)."""
+
+
+@attrs.frozen
 class TraceSettings:
     server: str = attrs.field(default="off", validator=attrs.validators.in_(TRACE_LEVELS))
     """LSP message tracing between the editor and the server: off, messages or verbose."""
@@ -82,13 +93,14 @@ class Settings:
     hover: HoverSettings = HoverSettings()
     code_lens: CodeLensSettings = CodeLensSettings()
     pitfalls: PitfallSettings = PitfallSettings()
+    search: SearchSettings = SearchSettings()
     trace: TraceSettings = TraceSettings()
     logging: LoggingSettings = LoggingSettings()
 
 
 # attrs field.type is a string under `from __future__ import annotations`; resolve once.
 for _cls in (ServerSettings, IndexSettings, HoverSettings, CodeLensSettings, PitfallSettings,
-             TraceSettings, LoggingSettings, Settings):
+             SearchSettings, TraceSettings, LoggingSettings, Settings):
     attrs.resolve_types(_cls)
 
 
@@ -117,6 +129,13 @@ def _make_converter() -> cattrs.Converter:
     for kind in (bool, int, float, str):
         conv.register_structure_hook(kind, _strict(kind))
 
+    def string_list(value: Any, _type: Any) -> tuple[str, ...]:
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+            raise TypeError(f"expected a list of strings, got {value!r}")
+        return tuple(value)
+
+    conv.register_structure_hook_func(lambda t: t == tuple[str, ...], string_list)
+
     def structure_factory(cls):
         renames = {a.name: override(rename=to_camel(a.name)) for a in attrs.fields(cls)}
         return make_dict_structure_fn(cls, conv, **renames)
@@ -138,7 +157,8 @@ def _exception_text(exc: BaseException, _type: Any) -> str:
     return str(exc.args[0]) if exc.args else type(exc).__name__
 
 
-def _describe(exc: Exception) -> str:
+def describe_error(exc: Exception) -> str:
+    """A cattrs/attrs structuring failure as one readable line."""
     if isinstance(exc, BaseValidationError):
         lines = cattrs.transform_error(exc, format_exception=_exception_text)
         return "; ".join(lines) or str(exc)
@@ -166,7 +186,7 @@ def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
                 raise TypeError(f"expected an object, got {type(raw[key]).__name__}")
             values[field.name] = CONVERTER.structure(raw[key], field.type)
         except Exception as exc:  # any bad value: this group keeps its defaults
-            problems.append(f"whylens.{key}: {_describe(exc)} (using the defaults)")
+            problems.append(f"whylens.{key}: {describe_error(exc)} (using the defaults)")
     return Settings(**values), problems
 
 

@@ -31,7 +31,10 @@ from whylens.symbols.anchor import Anchorer
 # progress(phase, done, total): phase is "mine" while commits stream, then "records", "commit".
 Progress = Callable[[str, int, int], None]
 
-FLUSH_SECONDS = 3.0  # make new knowledge readable at least this often during a long run
+# The first flush comes early so a big backfill answers within seconds; each later one waits
+# twice as long (up to the cap), because every Whoosh flush makes a segment that slows search.
+FIRST_FLUSH_SECONDS = 2.0
+MAX_FLUSH_SECONDS = 60.0
 BATCH_COMMITS = 400  # hand work to the index writer in batches of this many commits
 
 
@@ -114,7 +117,8 @@ def run_index(
             mined: list[Commit] = []
             batch: list[Commit] = []
             events_by_commit: dict[str, list] = {}
-            last_flush = time.monotonic()
+            next_flush = time.monotonic() + FIRST_FLUSH_SECONDS
+            interval = FIRST_FLUSH_SECONDS
             seen = 0
             for commit in walk(repo, head, exclude=exclude):
                 seen += 1
@@ -136,12 +140,16 @@ def run_index(
                 slim = _slim(commit)
                 mined.append(slim)
                 batch.append(slim)
-                if len(batch) >= BATCH_COMMITS or time.monotonic() - last_flush > FLUSH_SECONDS:
+                if len(batch) >= BATCH_COMMITS:
+                    writer.add_commits(batch)
+                    batch = []
+                    report("mine", seen, summary.commits_total)
+                if time.monotonic() > next_flush:
                     writer.add_commits(batch)
                     batch = []
                     writer.flush()
-                    last_flush = time.monotonic()
-                    report("mine", seen, summary.commits_total)
+                    interval = min(interval * 2, MAX_FLUSH_SECONDS)
+                    next_flush = time.monotonic() + interval
             writer.add_commits(batch)
             summary.commits_indexed = len(mined)
             report("mine", seen, summary.commits_total)

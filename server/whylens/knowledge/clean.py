@@ -29,7 +29,10 @@ TRAILER_KEYS = (
     "backport-of", "cherry-picked-from",
 )
 _TRAILER = re.compile(
-    r"^\s*(?:" + "|".join(re.escape(k) for k in TRAILER_KEYS) + r")\s*:", re.IGNORECASE
+    r"^\s*(?:(?:" + "|".join(re.escape(k) for k in TRAILER_KEYS) + r")"
+    # any other "X-by:" / "Co-Authored By:" naming a person ("Caused by: ..." is prose)
+    r"|(?:[A-Za-z]+[- ]){1,3}by\s*:\s*(?:[^<>\n]{0,80}<[^>\s]+@[^>\s]+>|@[\w-]+))\s*:?",
+    re.IGNORECASE,
 )
 # Lines that are process, not prose.
 _BOILERPLATE = re.compile(
@@ -53,11 +56,14 @@ _HEADER = re.compile(r"^\s{0,3}#{1,6}(?:\s|$)")
 _SETEXT_RULE = re.compile(r"^\s*(?:[-=*_]\s*){3,}$")  # ---, ===, ***, ---------
 _CHECKLIST = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[ xX]\]")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+(?=\S)")
-# A diff line: +/- directly followed by code (a markdown list uses "- " with a space).
-_DIFF_LINE = re.compile(r"^(?:[+-](?![\s+-])|[+-]{3}\s|@@\s|diff --git |index [0-9a-f]{7,}\.\.)")
+# A diff line: +/- directly followed by code, or by indentation (a markdown list item is "- "
+# and one space before its text).
+_DIFF_LINE = re.compile(
+    r"^(?:[+-](?:(?![\s+-])|\t| {2,})|[+-]{3}\s|@@\s|diff --git |index [0-9a-f]{7,}\.\.)")
 _QUOTE = re.compile(r"^\s*>")
 _TRACEBACK = re.compile(
-    r"^\s*(?:Traceback \(most recent call last\)|File \"[^\"]*\", line \d+|\$ |>>> |\.\.\. )"
+    r"^\s*(?:Traceback \(most recent call last\)|File \"[^\"]*\", line \d+|\$ |>>> |\.\.\. "
+    r"|[A-Za-z_][\w.]{0,80}(?:Error|Exception|Warning): )"  # the last line of a pasted traceback
 )
 _INDENTED = re.compile(r"^(?: {4,}|\t)")
 
@@ -69,12 +75,24 @@ _REF_LINK = re.compile(r"\[([^\]]{1,200})\]\[[^\]]{0,50}\]")
 _HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]{0,20}(?:\s[^<>]{0,300})?/?>")
 _URL = re.compile(r"<?\b(?:https?|ftp)://[^\s<>()]+>?|\bwww\.[^\s<>()]+")
 # **bold**, *em*; underscores only around several words, so __init__ and _private survive.
-_EMPHASIS = re.compile(r"(\*\*|\*)(?=\S)([^*]+?)(?<=\S)\1|(?<!\w)(__|_)(?=\S)([^_]*? [^_]*?)(?<=\S)\3(?!\w)")
+_EMPHASIS = re.compile(
+    r"(\*\*|\*)(?=\S)([^*]+?)(?<=\S)\1|(?<!\w)(__|_)(?=\S)([^_]*? [^_]*?)(?<=\S)\3(?!\w)")
+# Issue/PR references that are not part of the sentence: "(#123)", "(fixes #1, #2)", and a
+# trailing "Fixes #12." / "closes gh-3" (the history layer keeps the numbers).
+_REF_ITEM = r"(?:[\w.-]+/[\w.-]+)?#\d+|gh-\d+"
+_REF_KEYWORD = r"(?:issues?|fix(?:es|ed)?|close[sd]?|resolve[sd]?|refs?|see|gh|pr|pull request)"
+_PAREN_REFS = re.compile(
+    rf"\s*[(\[]\s*(?:{_REF_KEYWORD}\s*:?\s*)?(?:{_REF_ITEM})"
+    rf"(?:\s*(?:,|and|&)?\s*(?:{_REF_ITEM}))*\s*[)\]]", re.I)
+_TRAILING_REFS = re.compile(
+    rf"(?:[\s,;.]+(?:(?:this|and)\s+)?(?:{_REF_KEYWORD}\s*:?\s*)?(?:{_REF_ITEM})[.,;]?)+\s*$",
+    re.I)
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.;:!?)\]])")
 _EMPTY_BRACKETS = re.compile(r"\(\s*[,;:]?\s*\)|\[\s*\]")
 _SPACES = re.compile(r"[ \t\u00a0]+")
 
 MAX_INPUT_CHARS = 50_000  # a body longer than this is cut first (huge generated messages)
+SHORT_LINE = 40  # a line shorter than this that is followed by another ends its paragraph
 SPAN_KEEP_CHARS = 40
 SPAN_KEEP_WORDS = 3
 
@@ -133,9 +151,17 @@ def structural_paragraphs(text: str) -> list[str]:
         if item:
             close()
             stripped = line[item.end():].strip()
+        elif current and not line[:1].isspace() and _is_deliberate_break(current[-1]):
+            close()  # a list written one item per line, without bullets
         current.append(stripped)
     close()
     return [p for p in (_SPACES.sub(" ", p).strip() for p in paragraphs) if p]
+
+
+def _is_deliberate_break(previous: str) -> bool:
+    """A short line that does not run on: the author ended it there (hard-wrapped prose fills
+    its lines to ~72 columns; a line of a bullet-less list does not)."""
+    return len(previous) < SHORT_LINE and not previous.endswith((",", "-", "(", "/"))
 
 
 def _is_noise_line(stripped: str) -> bool:
@@ -159,6 +185,8 @@ def clean_inline(text: str) -> str:
     text = _REF_LINK.sub(r"\1", text)
     text = _HTML_TAG.sub(" ", text)
     text = _URL.sub("", text)
+    text = _PAREN_REFS.sub("", text)
+    text = _TRAILING_REFS.sub(lambda m: "." if m.group(0).lstrip(" ,;")[:1] == "." else "", text)
     text = _EMPHASIS.sub(lambda m: m.group(2) or m.group(4) or "", text)
     text = _EMPTY_BRACKETS.sub("", text)
     text = _SPACES.sub(" ", text)

@@ -116,8 +116,8 @@ def parse_error_text(text: str) -> ParsedError:
         frames.append((m.start(), Frame(m["func"], m["file"], int(m["line"]), "java")))
     java_spans = {pos for pos, _ in frames}
     for m in _JS_FRAME.finditer(text):
-        if m.start() in java_spans:
-            continue
+        if m.start() in java_spans or m["file"].endswith((".rs", ".go", ".py")):
+            continue  # a Rust backtrace's "at file:line:col" continuation, not a JS frame
         func = (m["func"] or "").strip() or "<anonymous>"
         file = re.sub(r"^file://", "", m["file"])
         frames.append((m.start(), Frame(func, file, int(m["line"]), "javascript")))

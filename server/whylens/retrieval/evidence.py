@@ -29,20 +29,27 @@ def reverting_commits(reader, sha: str) -> list[str]:
         return []
 
 
-def superseding(record: Record, others) -> list[str]:
-    """Ids of ``others`` that say they supersede ``record`` (by id, #number or title)."""
-    keys = {record.id}
-    if record.number is not None:
-        keys.add(f"#{record.number}")
-        keys.add(str(record.number))
-    return [o.id for o in others if o.id != record.id and keys & set(o.supersedes)]
-
-
 def record_outcome(reader, record: Record, neighbours=()) -> str:
-    """landed / reverted / superseded (whatever ``records.outcome`` names), computed now."""
-    by = superseding(record, neighbours)
+    """reverted / superseded / landed / unresolved (``records.outcome``), computed now.
+
+    ``neighbours``: the other records anchored to the same symbol (the candidates that may
+    supersede it).
+    """
     return outcome_status(
         record,
-        reverted=lambda sha: bool(reverting_commits(reader, sha)),
-        superseded_by=lambda rec: by if rec.id == record.id else superseding(rec, neighbours),
+        lambda sha: bool(reverting_commits(reader, sha)),
+        [other for other in neighbours if other.id != record.id],
     )
+
+
+def item_text(item) -> str:
+    """The prose a unit or record is matched on."""
+    if isinstance(item, Record):
+        claims = [item.problem] if item.problem else []
+        claims += [*item.cause, *item.decision, *item.rejected]
+        return " ".join([item.title, *(c.text for c in claims)])
+    return " ".join(x for x in (item.title, item.content, item.context) if x)
+
+
+def item_date(item) -> str:
+    return getattr(item, "date", "") or ""

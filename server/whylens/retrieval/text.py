@@ -23,6 +23,9 @@ STOP_WORDS = frozenset(
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]{2,}")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_NOT_CODE = frozenset({"e.g", "i.e", "etc", "vs"})
+_FILE_ENDINGS = frozenset("py js ts tsx jsx go rs java rb php c h cc cpp cs md rst txt json yml yaml "
+                          "toml cfg ini com org net io html".split())
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 
@@ -54,8 +57,10 @@ def identifiers(text: str) -> set[str]:
             or re.search(r"[a-z][A-Z]", token) is not None
             or text[match.end(): match.end() + 1] == "("
         )
-        if looks_like_code and len(token) >= 3:
-            found.add(token.lower())
+        lowered = token.lower()
+        if looks_like_code and len(token) >= 3 and lowered not in _NOT_CODE \
+                and lowered.rsplit(".", 1)[-1] not in _FILE_ENDINGS:
+            found.add(lowered)
     return found
 
 
@@ -87,3 +92,27 @@ def path_suffix_match(frame_path: str, repo_path: str) -> bool:
     frame = PurePosixPath(frame_path.replace("\\", "/")).parts
     repo = PurePosixPath(repo_path).parts
     return bool(repo) and len(frame) >= len(repo) and tuple(frame[-len(repo):]) == tuple(repo)
+
+
+def identifier_hits(named: set[str], used: set[str]) -> list[str]:
+    """Identifiers of ``named`` that ``used`` holds, up to a dotted prefix:
+    ``pool.get`` is used by ``self.pool.get``; a bare ``get`` never matches a longer name."""
+    hits = []
+    for name in named:
+        if name in used or ("." in name and any(u.endswith("." + name) for u in used)):
+            hits.append(name)
+        elif any("." in u and name.endswith("." + u) for u in used):
+            hits.append(name)
+    return sorted(hits)
+
+
+_CODE_SPAN = re.compile(r"`([^`\n]{1,200})`")
+
+
+def code_span_identifiers(text: str) -> set[str]:
+    """Identifiers written inside inline code spans (`pool.get()`): prose naming code on purpose."""
+    found: set[str] = set()
+    for span in _CODE_SPAN.findall(text or ""):
+        found |= identifiers(span)
+        found |= {t.lower() for t in re.findall(r"[A-Za-z_]\w{2,}", span) if "_" in t}
+    return found

@@ -1,0 +1,175 @@
+"""Search and hover latency on real indexes, next to `git log --grep` measured in the same run.
+
+    python bench/bench_search.py                      # requests + flask (indexes them if needed)
+    python bench/bench_search.py --repo requests=/path/to/requests.git --workdir /tmp/calib
+
+Measures, per repository:
+- warm search: `retrieval.search.search` (gate included) over every labelled query in
+  bench/labels/queries-<name>.tsv, 3 passes with one reader kept open: p50 / p95 / max;
+- hover lookups: `units_for_symbol` + `records_for_symbol` + `symbol_history` for symbols drawn
+  from the index, and `knowledge_counts` per file (what a hover and a code lens ask);
+- end to end: `whylens search QUERY --json` as a new process (imports, open, search, print);
+- peak RSS of this process (warm reader) and of the `whylens search` child;
+- baseline: `git log -i --grep=<word> ...` over the same queries (a new git process each time,
+  OR of the query's words, the closest thing git has to a search).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "server"))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from calibrate_gate import DEFAULT_MIRRORS, ensure_index, load_labels  # noqa: E402
+
+from whylens.index.analysis import word_groups  # noqa: E402
+from whylens.index.store import IndexStore  # noqa: E402
+from whylens.retrieval.search import search  # noqa: E402
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def line(label: str, ms: list[float], extra: str = "") -> str:
+    if not ms:
+        return f"  {label:<34} (nothing to measure)"
+    return (f"  {label:<34} p50 {pct(ms, .5):8.2f} ms  p95 {pct(ms, .95):8.2f} ms  "
+            f"max {max(ms):8.2f} ms  (n={len(ms)}){extra}")
+
+
+def timed(fn, *args, **kwargs) -> float:
+    start = time.perf_counter()
+    fn(*args, **kwargs)
+    return (time.perf_counter() - start) * 1000
+
+
+def warm_search(reader, queries: list[str], passes: int = 3) -> tuple[list[float], int]:
+    ms, answered = [], 0
+    for _ in range(passes):
+        for q in queries:
+            start = time.perf_counter()
+            result = search(reader, q, k=10)
+            ms.append((time.perf_counter() - start) * 1000)
+            answered += not result.abstained
+    return ms, answered // passes
+
+
+def hover_lookups(reader, conn_symbols: list[tuple[str, str]], files: list[str]):
+    symbol_ms, lens_ms = [], []
+    for path, symbol in conn_symbols:
+        start = time.perf_counter()
+        reader.units_for_symbol(symbol, path)
+        reader.records_for_symbol(symbol, path)
+        reader.symbol_history(symbol, path)
+        symbol_ms.append((time.perf_counter() - start) * 1000)
+    for path in files:
+        lens_ms.append(timed(reader.knowledge_counts, path))
+    return symbol_ms, lens_ms
+
+
+def sample_symbols(reader, n: int) -> tuple[list[tuple[str, str]], list[str]]:
+    rows = reader._conn.execute(
+        "SELECT DISTINCT path, symbol FROM events WHERE tail = symbol ORDER BY path, symbol"
+    ).fetchall()
+    rng = random.Random(7)
+    picked = rng.sample(rows, min(n, len(rows)))
+    files = sorted({p for p, _ in picked})[:50]
+    return picked, files
+
+
+# Children write bytecode to a private cache (as an installed package has its .pyc files); this
+# environment sets PYTHONDONTWRITEBYTECODE, which would otherwise recompile every module per run.
+CHILD_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+CHILD_ENV["PYTHONPYCACHEPREFIX"] = os.path.join(tempfile.gettempdir(), "whylens-bench-pycache")
+
+
+def end_to_end(mirror: str, index_dir: Path, queries: list[str]) -> tuple[list[float], int]:
+    ms = []
+    for n, q in enumerate([queries[0]] + queries):  # the first run fills the bytecode cache
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "whylens", "search", q, "--repo", mirror,
+                        "--index-dir", str(index_dir), "--json"],
+                       check=True, capture_output=True, cwd=ROOT, env=CHILD_ENV)
+        if n:
+            ms.append((time.perf_counter() - start) * 1000)
+    child_rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024
+    return ms, child_rss
+
+
+def python_floor(runs: int) -> list[float]:
+    return [timed(subprocess.run, [sys.executable, "-c", "pass"], check=True, env=CHILD_ENV)
+            for _ in range(runs)]
+
+
+def git_grep_baseline(mirror: str, queries: list[str]) -> list[float]:
+    ms = []
+    for q in queries:
+        words = [g.raw for g in word_groups(q)] or [q]
+        args = ["git", "--git-dir", mirror, "log", "-i", "--format=%H"]
+        args += [f"--grep={w}" for w in words]
+        ms.append(timed(subprocess.run, args, check=True, capture_output=True))
+    return ms
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repo", action="append", default=[], help="NAME=MIRROR")
+    parser.add_argument("--workdir", default="/tmp/whylens-calibration")
+    parser.add_argument("--e2e-runs", type=int, default=15)
+    parser.add_argument("--symbols", type=int, default=300)
+    args = parser.parse_args()
+    repos = dict(item.split("=", 1) for item in args.repo) or DEFAULT_MIRRORS
+
+    for name, mirror in repos.items():
+        queries = [q for q, _ in load_labels(ROOT / "bench" / "labels" / f"queries-{name}.tsv")]
+        index_dir = Path(args.workdir) / name
+        ensure_index(mirror, index_dir, reindex=False)
+        rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+        open_ms = []
+        start = time.perf_counter()
+        reader = IndexStore(index_dir).reader()
+        open_ms.append((time.perf_counter() - start) * 1000)
+        stats = reader.stats()
+        search(reader, "warm up", k=10)
+        ms, answered = warm_search(reader, queries)
+        picked, files = sample_symbols(reader, args.symbols)
+        symbol_ms, lens_ms = hover_lookups(reader, picked, files)
+        rss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+        reader.close()
+
+        e2e_queries = queries[:: max(1, len(queries) // args.e2e_runs)][: args.e2e_runs]
+        e2e_ms, child_rss = end_to_end(mirror, index_dir, e2e_queries)
+        floor_ms = python_floor(5)
+        git_ms = git_grep_baseline(mirror, e2e_queries)
+
+        print(f"\n{name}: {stats['commits']} commits, {stats['units_total']} units, "
+              f"{stats['records']} records, {stats['events']} symbol events, "
+              f"index {stats['index_bytes'] / 1e6:.1f} MB; {len(queries)} queries "
+              f"({answered} answered, the rest abstained)")
+        print(f"  open reader                        {open_ms[0]:8.2f} ms")
+        print(line("search, warm (gate included)", ms))
+        print(line("hover: units+records+history", symbol_ms))
+        print(line("lens: knowledge_counts(file)", lens_ms))
+        print(line("end to end: whylens search --json", e2e_ms))
+        print(line("floor: python -c pass", floor_ms))
+        print(line("baseline: git log -i --grep (OR)", git_ms))
+        print(f"  peak RSS: this process {rss_after} MB (before opening {rss_before} MB); "
+              f"whylens search child {child_rss} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,81 @@
+"""File contents by blob sha, through one persistent ``git cat-file --batch`` process."""
+
+from __future__ import annotations
+
+import subprocess
+
+from whylens.history.repo import GitCommandError, GitProcess, Repository
+
+
+class BlobReader:
+    """``read(sha)`` and ``size(sha)`` over long-lived ``cat-file`` processes (started lazily).
+
+    ``read`` uses ``--batch``; ``size`` uses a second ``--batch-check`` process, started only
+    when asked, so that sizing a huge blob never reads it. Not thread-safe.
+    """
+
+    def __init__(self, repo: Repository) -> None:
+        self._repo = repo
+        self._batch: GitProcess | None = None
+        self._check: GitProcess | None = None
+
+    def __enter__(self) -> BlobReader:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def read(self, sha: str | None, max_size: int | None = None) -> bytes | None:
+        """Contents of blob ``sha``; None when it is missing, not a blob, or over ``max_size``."""
+        if not _valid(sha):
+            return None
+        if max_size is not None:
+            size = self.size(sha)
+            if size is None or size > max_size:
+                return None
+        self._batch = proc = self._batch or self._start("--batch")
+        header = self._ask(proc, sha)
+        parts = header.split()
+        if len(parts) != 3:  # "<name> missing" / "<name> ambiguous"
+            return None
+        size = int(parts[2])
+        data = proc.stdout.read(size)
+        proc.stdout.read(1)  # the newline after the contents
+        if len(data) != size:
+            raise GitCommandError(("cat-file", "--batch"), "the process ended early")
+        return data if parts[1] == b"blob" else None
+
+    def size(self, sha: str | None) -> int | None:
+        """Size in bytes of blob ``sha``, or None when it is missing or not a blob."""
+        if not _valid(sha):
+            return None
+        self._check = proc = self._check or self._start("--batch-check")
+        parts = self._ask(proc, sha).split()
+        if len(parts) != 3 or parts[1] != b"blob":
+            return None
+        return int(parts[2])
+
+    def close(self) -> None:
+        for proc in (self._batch, self._check):
+            if proc is not None:
+                proc.close()  # closing stdin ends cat-file; it is reaped (or killed) here
+        self._batch = self._check = None
+
+    def _start(self, mode: str) -> GitProcess:
+        return self._repo.popen(["cat-file", mode], stdin=subprocess.PIPE)
+
+    @staticmethod
+    def _ask(proc: GitProcess, name: str) -> bytes:
+        try:
+            proc.stdin.write(name.encode("utf-8") + b"\n")
+            proc.stdin.flush()
+        except (BrokenPipeError, OSError) as exc:
+            raise GitCommandError(("cat-file",), "the process is gone") from exc
+        header = proc.stdout.readline()
+        if not header:
+            raise GitCommandError(("cat-file",), "the process ended early")
+        return header
+
+
+def _valid(sha: str | None) -> bool:
+    return bool(sha) and "\n" not in sha and "\r" not in sha and not sha.startswith("-")

@@ -1,0 +1,151 @@
+"""References inside commit prose, and web URLs of a hosted repository.
+
+Pure text functions: no git, no GitPython (safe to import from any layer).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import quote, urlsplit
+
+# "Merge pull request #123 from owner/branch" (GitHub), "Merged in x (pull request #12)"
+# (Bitbucket), a squash subject ending "(#123)", and GitLab's "See merge request group/proj!12".
+_MERGE_PR = re.compile(r"^Merge pull request #(\d+)\b", re.I)
+_BITBUCKET_PR = re.compile(r"\(pull request #(\d+)\)\s*$", re.I)
+_SQUASH_PR = re.compile(r"\(#(\d+)\)\s*$")
+_GITLAB_MR = re.compile(r"^See merge request\s+\S*!(\d+)\s*$", re.I | re.M)
+
+_REF = r"(?:(?:[\w.-]+/[\w.-]+)?#\d+|https?://[^\s)>\]]+/(?:issues|pull|pulls|merge_requests)/\d+)"
+_CLOSING = re.compile(
+    r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\b:?\s+"
+    rf"({_REF}(?:\s*(?:,|and|,\s*and)\s*{_REF})*)",
+    re.I,
+)
+_REF_NUMBER = re.compile(r"(?:#|/(?:issues|pull|pulls|merge_requests)/)(\d+)")
+_ISSUE_REF = re.compile(
+    r"(?<![\w&/#])(?:[\w.-]+/[\w.-]+)?#(\d+)\b"  # #12, owner/repo#12 (not C#1, &#12;)
+    r"|\bGH-(\d+)\b"
+    r"|https?://[^\s)>\]]+/(?:issues|pull|pulls|merge_requests)/(\d+)\b",
+)
+_REVERTS = re.compile(r"\bThis reverts commit ([0-9a-f]{7,40})\b", re.I)
+_REVERT_SUBJECT = re.compile(r'^Revert\s+"(.*)"\s*$', re.S)
+
+
+def pr_number(subject: str, body: str = "") -> int | None:
+    """The pull/merge request a merge or squash commit came from, or None."""
+    subject = subject.strip()
+    # Cheap guards first: this runs once per commit of the history.
+    patterns = (_BITBUCKET_PR, _SQUASH_PR) if subject.endswith(")") else ()
+    if subject[:5].lower() == "merge":
+        patterns = (_MERGE_PR, *patterns)
+    for pattern in patterns:
+        m = pattern.search(subject)
+        if m:
+            return int(m.group(1))
+    m = _GITLAB_MR.search(body) if body and "merge request" in body else None
+    return int(m.group(1)) if m else None
+
+
+def _unique(numbers) -> list[int]:
+    return list(dict.fromkeys(numbers))
+
+
+def closing_refs(text: str) -> list[int]:
+    """Issues a message closes: ``fixes #1``, ``closes owner/repo#2``, ``resolves <issue URL>``."""
+    found = []
+    for m in _CLOSING.finditer(text):
+        found.extend(int(n) for n in _REF_NUMBER.findall(m.group(1)))
+    return _unique(found)
+
+
+def issue_refs(text: str) -> list[int]:
+    """Every issue or PR number mentioned (``#12``, ``owner/repo#12``, ``GH-12``, URLs)."""
+    return _unique(int(next(g for g in m.groups() if g)) for m in _ISSUE_REF.finditer(text))
+
+
+def reverted_shas(text: str) -> list[str]:
+    """Shas named by ``This reverts commit <sha>`` (as written; may be abbreviated)."""
+    return list(dict.fromkeys(s.lower() for s in _REVERTS.findall(text)))
+
+
+def revert_subject(subject: str) -> str | None:
+    """The subject a ``Revert "<subject>"`` commit reverts, or None."""
+    m = _REVERT_SUBJECT.match(subject.strip())
+    return m.group(1) if m else None
+
+
+# -- web links -------------------------------------------------------------------------------
+
+_KINDS = ("github", "gitlab", "bitbucket")
+_SCP_LIKE = re.compile(r"^(?:[\w.+-]+@)?([\w.-]+):(?!//)(.+)$")  # git@host:owner/repo.git
+
+
+@dataclass(frozen=True)
+class WebLinks:
+    """URLs of commits, PRs, issues and files on the repository's web host."""
+
+    base: str  # https://github.com/owner/repo
+    kind: str  # github gitlab bitbucket
+
+    @classmethod
+    def from_remote(cls, url: str) -> WebLinks | None:
+        """From a remote URL in any of git's forms; None for local paths or unknown hosts."""
+        host_path = _host_and_path(url.strip())
+        if host_path is None:
+            return None
+        host, path = host_path
+        kind = next((k for k in _KINDS if k in host.split(":")[0].lower()), None)
+        path = path.strip("/")
+        if path.endswith(".git"):
+            path = path[:-4]
+        if kind is None or path.count("/") < 1:
+            return None
+        return cls(f"https://{host}/{path}", kind)
+
+    @classmethod
+    def from_base(cls, base: str, kind: str) -> WebLinks | None:
+        """Rebuild from what was stored (``base``, ``kind``); None when either is unusable."""
+        if not base or kind not in _KINDS:
+            return None
+        return cls(base.rstrip("/"), kind)
+
+    def commit(self, sha: str) -> str:
+        middle = {"github": "commit", "gitlab": "-/commit", "bitbucket": "commits"}[self.kind]
+        return f"{self.base}/{middle}/{sha}"
+
+    def pr(self, number: int) -> str:
+        middle = {"github": "pull", "gitlab": "-/merge_requests",
+                  "bitbucket": "pull-requests"}[self.kind]
+        return f"{self.base}/{middle}/{number}"
+
+    def issue(self, number: int) -> str:
+        middle = {"github": "issues", "gitlab": "-/issues", "bitbucket": "issues"}[self.kind]
+        return f"{self.base}/{middle}/{number}"
+
+    def file(self, path: str, sha: str, line: int | None = None) -> str:
+        where = quote(path.lstrip("/"), safe="/")
+        if self.kind == "bitbucket":
+            url = f"{self.base}/src/{sha}/{where}"
+            return f"{url}#lines-{line}" if line else url
+        middle = "blob" if self.kind == "github" else "-/blob"
+        url = f"{self.base}/{middle}/{sha}/{where}"
+        return f"{url}#L{line}" if line else url
+
+
+def _host_and_path(url: str) -> tuple[str, str] | None:
+    if not url:
+        return None
+    if "://" in url:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https", "ssh", "git", "git+ssh", "ssh+git"):
+            return None
+        host = parts.hostname or ""
+        # Keep an explicit web port for http(s); ssh ports say nothing about the web address.
+        if parts.scheme in ("http", "https") and parts.port:
+            host = f"{host}:{parts.port}"
+        return (host, parts.path) if host else None  # userinfo (tokens) is dropped
+    m = _SCP_LIKE.match(url)
+    if m and "/" not in m.group(1):
+        return m.group(1), m.group(2)
+    return None

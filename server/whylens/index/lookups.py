@@ -1,0 +1,209 @@
+"""Exact lookups over the sidecar: symbols, histories (following renames), counts, stats."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+
+from whylens.index.analysis import normalise_path
+from whylens.index.codec import load_record, load_unit
+from whylens.models import CommitInfo, HistoryEntry, Record, Unit
+
+PITFALL_TYPES = ("pattern", "fact")
+# File history leaves out commits that carry no intent for a reader of the file.
+FILE_HISTORY_SKIPS = ("ignored", "trivial", "merge")
+MAX_RENAME_HOPS = 32
+
+
+def path_aliases(conn: sqlite3.Connection, path: str) -> list[str]:
+    """``path`` and every name it had before, following file renames backwards."""
+    seen = [normalise_path(path)]
+    frontier = list(seen)
+    while frontier and len(seen) < MAX_RENAME_HOPS:
+        current = frontier.pop()
+        for (old,) in conn.execute(
+            "SELECT DISTINCT old_path FROM commit_files WHERE path = ? AND old_path IS NOT NULL",
+            (current,),
+        ):
+            if old not in seen:
+                seen.append(old)
+                frontier.append(old)
+    return seen
+
+
+def _in(values: list[str]) -> str:
+    return "(" + ",".join("?" * len(values)) + ")"
+
+
+def _items(conn, table, links, key, name, path, loader):
+    sql = (
+        f"SELECT DISTINCT t.id, t.ts, t.json FROM {links} s JOIN {table} t ON t.id = s.{key} "
+        "WHERE s.tail = ?"
+    )
+    args: list = [name]
+    if path:
+        aliases = path_aliases(conn, path)
+        files = "unit_files" if table == "units" else "record_files"
+        sql += f" AND t.id IN (SELECT {key} FROM {files} WHERE path IN {_in(aliases)})"
+        args += aliases
+    sql += " ORDER BY t.ts DESC, t.id"
+    return [loader(row[2]) for row in conn.execute(sql, args)]
+
+
+def units_for_symbol(conn, name: str, path: str | None = None) -> list[Unit]:
+    """Units anchored to ``name`` (any dotted suffix matches), newest first."""
+    return _items(conn, "units", "unit_symbols", "unit_id", name, path, load_unit)
+
+
+def records_for_symbol(conn, name: str, path: str | None = None) -> list[Record]:
+    return _items(conn, "records", "record_symbols", "record_id", name, path, load_record)
+
+
+def _entry(row, kind=None) -> HistoryEntry:
+    sha, path, symbol, event_kind, previous, date, ts, author, subject, pr = row
+    return HistoryEntry(
+        commit=sha, date=date or "", timestamp=ts or 0, author=author or "",
+        subject=subject or "", pr=pr, kind=kind or event_kind, path=path, symbol=symbol,
+        previous=previous,
+    )
+
+
+def symbol_history(conn, name: str, path: str | None = None) -> list[HistoryEntry]:
+    """Substantive events of a symbol, newest first; follows file renames, symbol renames and
+    moves backwards (older events under the old name or path)."""
+    found: dict[tuple, HistoryEntry] = {}
+    todo: list[tuple[str, list[str] | None, int | None]] = [
+        (name, path_aliases(conn, path) if path else None, None)
+    ]
+    visited: set[tuple] = set()
+    while todo and len(visited) < MAX_RENAME_HOPS:
+        current, paths, before = todo.pop()
+        key = (current, tuple(paths) if paths else None)
+        if key in visited:
+            continue
+        visited.add(key)
+        sql = (
+            "SELECT e.sha, e.path, e.symbol, e.kind, e.previous, c.date, c.ts, c.author, "
+            "c.subject, c.pr FROM events e LEFT JOIN commits c ON c.sha = e.sha WHERE e.tail = ?"
+        )
+        args: list = [current]
+        if paths:
+            sql += f" AND e.path IN {_in(paths)}"
+            args += paths
+        for row in conn.execute(sql, args):
+            entry = _entry(row)
+            if before is not None and entry.timestamp > before:
+                continue
+            found[(entry.commit, entry.path, entry.symbol, entry.kind)] = entry
+            if entry.kind in ("renamed", "moved") and entry.previous:
+                old_path, _, old_name = entry.previous.rpartition("::")
+                old_paths = path_aliases(conn, old_path) if old_path else paths
+                todo.append((old_name, old_paths, entry.timestamp))
+    return sorted(found.values(), key=lambda e: (-e.timestamp, e.commit, e.path, e.symbol or ""))
+
+
+def file_history(conn, path: str) -> list[HistoryEntry]:
+    """Commits that touched ``path`` (or its earlier names), newest first."""
+    aliases = path_aliases(conn, path)
+    sql = (
+        "SELECT f.sha, f.path, NULL, 'file', f.old_path, c.date, c.ts, c.author, c.subject, c.pr "
+        f"FROM commit_files f JOIN commits c ON c.sha = f.sha WHERE f.path IN {_in(aliases)} "
+        f"AND (c.skip_reason IS NULL OR c.skip_reason NOT IN {_in(list(FILE_HISTORY_SKIPS))}) "
+        "ORDER BY c.ts DESC, f.sha"
+    )
+    return [_entry(row, "file") for row in conn.execute(sql, aliases + list(FILE_HISTORY_SKIPS))]
+
+
+def knowledge_counts(conn, path: str) -> dict[str, tuple[int, int, int]]:
+    """{qualified symbol: (records, pitfalls (pattern + fact units), substantive changes)}."""
+    aliases = path_aliases(conn, path)
+    counts: dict[str, list[int]] = {}
+    queries = (
+        (2, "SELECT symbol, COUNT(DISTINCT sha) FROM events WHERE tail = symbol "
+            f"AND path IN {_in(aliases)} GROUP BY symbol", aliases),
+        (1, "SELECT s.symbol, COUNT(DISTINCT u.id) FROM unit_symbols s "
+            "JOIN units u ON u.id = s.unit_id WHERE s.tail = s.symbol "
+            f"AND u.type IN {_in(list(PITFALL_TYPES))} AND u.id IN "
+            f"(SELECT unit_id FROM unit_files WHERE path IN {_in(aliases)}) GROUP BY s.symbol",
+         list(PITFALL_TYPES) + aliases),
+        (0, "SELECT symbol, COUNT(DISTINCT record_id) FROM record_symbols WHERE tail = symbol "
+            "AND record_id IN (SELECT record_id FROM record_files WHERE path IN "
+            f"{_in(aliases)}) GROUP BY symbol", aliases),
+    )
+    for slot, sql, args in queries:
+        for symbol, n in conn.execute(sql, args):
+            counts.setdefault(symbol, [0, 0, 0])[slot] = n
+    return {symbol: tuple(values) for symbol, values in sorted(counts.items())}
+
+
+def commit_info(conn, sha: str) -> CommitInfo | None:
+    sql = "SELECT sha, author, date, ts, subject, pr, skip_reason FROM commits WHERE sha "
+    if len(sha) == 40:
+        rows = conn.execute(sql + "= ?", (sha,)).fetchall()
+    else:
+        rows = conn.execute(sql + "LIKE ? LIMIT 2", (sha.lower() + "%",)).fetchall()
+    if len(rows) != 1:
+        return None
+    sha, author, date, ts, subject, pr, skip = rows[0]
+    return CommitInfo(sha=sha, author=author or "", date=date or "", timestamp=ts or 0,
+                      subject=subject or "", pr=pr, skip_reason=skip)
+
+
+def has_commit(conn, sha: str) -> bool:
+    return conn.execute("SELECT 1 FROM commits WHERE sha = ?", (sha,)).fetchone() is not None
+
+
+def reverts_of(conn, sha: str) -> list[str]:
+    """Shas of the commits that revert ``sha``."""
+    return [r[0] for r in conn.execute(
+        "SELECT reverting FROM reverts WHERE reverted = ? ORDER BY reverting", (sha,))]
+
+
+def iter_units(conn) -> Iterator[Unit]:
+    for (text,) in conn.execute("SELECT json FROM units ORDER BY ts, id"):
+        yield load_unit(text)
+
+
+def iter_records(conn) -> Iterator[Record]:
+    for (text,) in conn.execute("SELECT json FROM records ORDER BY ts, id"):
+        yield load_record(text)
+
+
+def load_items(conn, ids: list[str]) -> dict[str, Unit | Record]:
+    """Units and records by id (ids not in the sidecar are left out)."""
+    found: dict[str, Unit | Record] = {}
+    if not ids:
+        return found
+    for doc_id, text in conn.execute(f"SELECT id, json FROM units WHERE id IN {_in(ids)}", ids):
+        found[doc_id] = load_unit(text)
+    missing = [i for i in ids if i not in found]
+    if missing:
+        for doc_id, text in conn.execute(
+            f"SELECT id, json FROM records WHERE id IN {_in(missing)}", missing
+        ):
+            found[doc_id] = load_record(text)
+    return found
+
+
+def stats(conn, meta: dict, size_bytes: int) -> dict:
+    one = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
+    units_by_type = dict(conn.execute("SELECT type, COUNT(*) FROM units GROUP BY type ORDER BY 1"))
+    return {
+        "commits": one("SELECT COUNT(*) FROM commits"),
+        "filtered": dict(conn.execute(
+            "SELECT skip_reason, COUNT(*) FROM commits WHERE skip_reason IS NOT NULL "
+            "GROUP BY skip_reason ORDER BY 1")),
+        "units": units_by_type,
+        "units_total": sum(units_by_type.values()),
+        "records": one("SELECT COUNT(*) FROM records"),
+        "events": one("SELECT COUNT(*) FROM events WHERE tail = symbol"),
+        "symbols": one("SELECT COUNT(DISTINCT path || '::' || symbol) FROM events"),
+        "index_bytes": size_bytes,
+        "last_commit": meta.get("last_sha") or meta.get("last_commit"),
+        "shallow": bool(meta.get("shallow", False)),
+        "skipped_files": meta.get("skipped_files")
+        or (meta.get("anchor_stats") or {}).get("skipped", {}),
+        "schema_version": meta.get("schema_version"),
+        "pipeline_version": meta.get("pipeline_version"),
+        "updated": meta.get("updated"),
+    }

@@ -1,0 +1,244 @@
+"""IndexReader: a read-only snapshot of one generation (Whoosh searcher + sqlite sidecar).
+
+A reader sees the index as it was when opened. Whoosh-Reloaded 2.7.5's ``Searcher.refresh()``
+returns stale documents after updates and deletes (shared/WHOOSH.md §7), so ``refresh()`` here
+opens a new searcher (3 ms with ``supports_mmap=False``), and follows CURRENT to a rebuilt
+generation.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from whoosh import query as wq
+from whoosh.filedb.filestore import FileStorage
+
+from whylens.errors import IndexCorruptError, WhyLensError
+from whylens.index import lookups, sidecar
+from whylens.index.analysis import WordGroup, normalise_path, text_terms, word_groups
+from whylens.index.codec import record_text, to_timestamp
+from whylens.index.schema import SCHEMA_VERSION, TIMESTAMP_MAX
+from whylens.index.store import WHOOSH_DIR
+from whylens.models import CommitInfo, HistoryEntry, Record, Unit
+
+# Per-type boost on BM25F: failure modes first, then fixes, decisions, constraints.
+TYPE_BOOST = {"pattern": 1.2, "skill": 1.1, "decision": 1.1, "fact": 1.0}
+CANDIDATES = 50  # BM25 top-N re-ranked by type boost × prior weight (at least 5 × k)
+
+
+@dataclass(frozen=True)
+class QueryTerm:
+    """One query word as the index sees it: how many documents hold it, and its idf."""
+
+    group: WordGroup
+    df: int
+    idf: float
+
+
+def _guarded(method):
+    """Turn storage failures (truncated segments, a damaged sqlite file) into IndexCorruptError."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except WhyLensError:
+            raise
+        except (sqlite3.DatabaseError, OSError, EOFError, ValueError, KeyError) as exc:
+            raise IndexCorruptError(str(self.store.path), f"{type(exc).__name__}: {exc}") from exc
+
+    return wrapper
+
+
+class IndexReader:
+    def __init__(self, store, folder: Path) -> None:
+        self.store = store
+        self.folder = folder
+        self._ix = self._searcher = self._conn = None
+        try:
+            self._open()
+        except WhyLensError:
+            self.close()
+            raise
+        except Exception as exc:  # Whoosh raises many types for damaged files
+            self.close()
+            raise IndexCorruptError(str(store.path), f"{type(exc).__name__}: {exc}") from exc
+
+    def _open(self) -> None:
+        self._conn = sidecar.connect_reader(self.folder)
+        self.meta = sidecar.read_meta(self._conn)
+        if self.meta.get("schema_version") != SCHEMA_VERSION:
+            raise IndexCorruptError(
+                str(self.store.path),
+                f"schema {self.meta.get('schema_version')}, this WhyLens reads {SCHEMA_VERSION}",
+            )
+        storage = FileStorage(str(self.folder / WHOOSH_DIR), supports_mmap=False, readonly=True)
+        self._ix = storage.open_index()
+        self._searcher = self._ix.searcher()
+
+    def refresh(self) -> IndexReader:
+        """Reopen on what is committed now (a new searcher; a new generation if CURRENT moved)."""
+        folder = self.store.current_generation() or self.folder
+        self.close()
+        self.folder = folder
+        self._open()
+        return self
+
+    def close(self) -> None:
+        for closable in (self._searcher, self._conn):
+            if closable is not None:
+                try:
+                    closable.close()
+                except Exception:  # noqa: BLE001 - closing a broken index must not mask errors
+                    pass
+        self._searcher = self._conn = None
+
+    def __enter__(self) -> IndexReader:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- text search -------------------------------------------------------------------------
+
+    @_guarded
+    def search(self, query: str, k: int = 10, types=None, path=None, author=None, since=None,
+               until=None) -> list[tuple[Unit | Record, float]]:
+        """Top ``k`` units/records for ``query``: BM25F × type boost × prior weight (no gate)."""
+        groups = word_groups(query or "")
+        if not groups or k <= 0:
+            return []
+        text_query = wq.Or([self._group_query(g) for g in groups])
+        filters = self._filters(types, path, author, since, until)
+        results = self._searcher.search(
+            text_query, limit=max(CANDIDATES, 5 * k), filter=filters, scored=True
+        )
+        ranked = []
+        for hit in results:
+            fields = hit.fields()
+            boost = TYPE_BOOST.get(fields.get("type", ""), 1.0)
+            ranked.append((hit.score * boost * float(fields.get("weight") or 1.0), fields["id"]))
+        ranked.sort(key=lambda pair: (-pair[0], pair[1]))
+        items = lookups.load_items(self._conn, [doc_id for _, doc_id in ranked[: 2 * k]])
+        out = [(items[doc_id], score) for score, doc_id in ranked if doc_id in items]
+        return out[:k]
+
+    @staticmethod
+    def _group_query(group: WordGroup):
+        whole = wq.Term("text", group.whole)
+        if not group.parts:
+            return whole
+        return wq.Or([whole, wq.And([wq.Term("text", p) for p in group.parts])])
+
+    def _filters(self, types, path, author, since, until):
+        clauses = []
+        if types:
+            types = [types] if isinstance(types, str) else list(types)
+            clauses.append(wq.Or([wq.Term("type", t) for t in types]))
+        if path:
+            aliases = lookups.path_aliases(self._conn, path)
+            clauses.append(wq.Or([wq.Term("paths", p) for p in aliases]))
+        if author:
+            clauses.append(wq.Term("author", " ".join(str(author).lower().split())))
+        start, end = to_timestamp(since, "since"), to_timestamp(until, "until")
+        if start is not None or end is not None:
+            start = None if start is None else min(max(start, 0), TIMESTAMP_MAX)
+            end = None if end is None else min(max(end, 0), TIMESTAMP_MAX)
+            clauses.append(wq.NumericRange("ts", start, end))
+        if not clauses:
+            return None
+        return clauses[0] if len(clauses) == 1 else wq.And(clauses)
+
+    @_guarded
+    def query_terms(self, query: str) -> list[QueryTerm]:
+        """Each searchable word of ``query`` with its document frequency and BM25 idf."""
+        n = max(self._searcher.doc_count(), 1)
+        out = []
+        for group in word_groups(query or ""):
+            df = self._searcher.doc_frequency("text", group.whole)
+            if group.parts:
+                df = max(df, min(self._searcher.doc_frequency("text", p) for p in group.parts))
+            out.append(QueryTerm(group, df, math.log(1 + (n - df + 0.5) / (df + 0.5))))
+        return out
+
+    @staticmethod
+    def covered(terms: list[QueryTerm], item: Unit | Record) -> list[bool]:
+        """Which query terms ``item``'s indexed text holds (whole word, or all of its parts)."""
+        if isinstance(item, Unit):
+            body = [item.title, item.content, " ".join(item.symbols)]
+        else:
+            body = [item.title, record_text(item), " ".join(item.anchors)]
+        body.append(" ".join(normalise_path(f).rsplit("/", 1)[-1] for f in item.files))
+        vocabulary = set(text_terms("\n".join(body)))
+        return [
+            t.group.whole in vocabulary
+            or bool(t.group.parts) and all(p in vocabulary for p in t.group.parts)
+            for t in terms
+        ]
+
+    def doc_count(self) -> int:
+        return self._searcher.doc_count()
+
+    # -- exact lookups -----------------------------------------------------------------------
+
+    @_guarded
+    def unit(self, unit_id: str) -> Unit | None:
+        item = lookups.load_items(self._conn, [unit_id]).get(unit_id)
+        return item if isinstance(item, Unit) else None
+
+    @_guarded
+    def record(self, record_id: str) -> Record | None:
+        item = lookups.load_items(self._conn, [record_id]).get(record_id)
+        return item if isinstance(item, Record) else None
+
+    @_guarded
+    def units_for_symbol(self, name: str, path: str | None = None) -> list[Unit]:
+        return lookups.units_for_symbol(self._conn, name, path)
+
+    @_guarded
+    def records_for_symbol(self, name: str, path: str | None = None) -> list[Record]:
+        return lookups.records_for_symbol(self._conn, name, path)
+
+    @_guarded
+    def symbol_history(self, name: str, path: str | None = None) -> list[HistoryEntry]:
+        return lookups.symbol_history(self._conn, name, path)
+
+    @_guarded
+    def file_history(self, path: str) -> list[HistoryEntry]:
+        return lookups.file_history(self._conn, path)
+
+    @_guarded
+    def knowledge_counts(self, path: str) -> dict[str, tuple[int, int, int]]:
+        return lookups.knowledge_counts(self._conn, path)
+
+    @_guarded
+    def commit_info(self, sha: str) -> CommitInfo | None:
+        return lookups.commit_info(self._conn, sha)
+
+    @_guarded
+    def reverts_of(self, sha: str) -> list[str]:
+        return lookups.reverts_of(self._conn, sha)
+
+    @_guarded
+    def has_commit(self, sha: str) -> bool:
+        return lookups.has_commit(self._conn, sha)
+
+    @_guarded
+    def stats(self) -> dict:
+        size = sum(p.stat().st_size for p in self.folder.rglob("*") if p.is_file())
+        return lookups.stats(self._conn, self.meta, size)
+
+    def iter_units(self) -> Iterator[Unit]:
+        """Every unit, by date then id (a stable order for export)."""
+        return lookups.iter_units(self._conn)
+
+    def iter_records(self) -> Iterator[Record]:
+        return lookups.iter_records(self._conn)
+
+
+__all__ = ["IndexReader", "QueryTerm", "TYPE_BOOST"]

@@ -1,0 +1,39 @@
+"""The Whoosh schema, one field per line. Only what search needs; everything else is in the sidecar.
+
+Measured (shared/WHOOSH.md): one catch-all text field is 2-3× faster to search than an OR over
+title/content/symbols; storing only the fields the ranking reads keeps hover and indexing fast.
+Exact symbol lookups (hover, lens, history) go to the sqlite sidecar's ``tail`` columns instead of
+a Whoosh ``symbols`` field: the same one-equality lookup, without the cost of indexing it twice.
+Symbols still reach search through ``text`` (whole name, dotted suffixes and parts).
+"""
+
+from __future__ import annotations
+
+from whoosh import fields
+
+from whylens.index.analysis import author_analyzer, path_analyzer, text_analyzer
+
+# Bump when a field, an analyzer or what goes into a field changes: the index is then rebuilt.
+SCHEMA_VERSION = 1
+
+TIMESTAMP_MAX = 2**32 - 1  # ts is an unsigned 32-bit field (dates up to 2106)
+
+
+def build_schema() -> fields.Schema:
+    return fields.Schema(
+        # unit id (12 hex) or record id ("pr-34"); the key of update_document and of the sidecar
+        id=fields.ID(stored=True, unique=True),
+        # fact | skill | pattern | decision: the --type filter, and the per-type boost (stored)
+        type=fields.ID(stored=True),
+        # the one catch-all searched field: title twice + content + symbol parts + file basenames;
+        # no positions (phrase=False): queries are bags of words, and it saves ~15% of disk
+        text=fields.TEXT(analyzer=text_analyzer(), phrase=False),
+        # every file path and each of its folders: the --path filter is one exact term
+        paths=fields.KEYWORD(analyzer=path_analyzer()),
+        # author name lowercased, whole and word by word: the --author filter
+        author=fields.KEYWORD(analyzer=author_analyzer()),
+        # commit time, unix seconds: --since / --until as a numeric range (4 terms per document)
+        ts=fields.NUMERIC(int, bits=32, signed=False, shift_step=8),
+        # the unit's prior weight (heuristic confidence), read when ranking
+        weight=fields.STORED(),
+    )

@@ -1,0 +1,282 @@
+"""Index runs in a child process (`whylens index --progress json`), relayed as LSP progress.
+
+GitPython leaks resources in long-running processes, and Whoosh writes are CPU-bound pure
+Python, so the server never indexes itself: it spawns the CLI, reads its JSON progress lines,
+reports them as cancellable work-done progress and ``whylens/indexStatus``, and reopens its
+reader when the child is done (and every few seconds while it runs: the child flushes the newest
+commits first, so answers start arriving early). One run per repository at a time; a request
+during a run queues exactly one more run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import sys
+import time
+from collections import deque
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from whylens.lsp import protocol
+from whylens.lsp.workspaces import RepoWorkspace, head_signature
+
+if TYPE_CHECKING:
+    from whylens.lsp.server import WhyLensServer
+
+log = logging.getLogger(__name__)
+
+REOPEN_EVERY_S = 2.0  # while a run is going, pick up what it flushed this often
+REPORT_EVERY_S = 0.2  # progress notifications at most this often
+POLL_EVERY_S = 1.0  # HEAD polling for clients without file watchers
+
+
+class IndexRunError(Exception):
+    pass
+
+
+def index_command(ws: RepoWorkspace) -> list[str]:
+    return [sys.executable, "-m", "whylens", "index", "--repo", str(ws.root),
+            "--index-dir", str(ws.index_dir), "--progress", "json"]
+
+
+class IndexManager:
+    """Schedules index runs for every repository and watches for new commits."""
+
+    def __init__(self, server: WhyLensServer) -> None:
+        self.server = server
+        self._wanted: dict[str, asyncio.Event] = {}
+        self._runners: dict[str, asyncio.Task] = {}
+        self._children: dict[str, asyncio.subprocess.Process] = {}
+        self._poller: asyncio.Task | None = None
+        self._tokens = 0
+        self.runs_done: dict[str, int] = {}
+
+    # ---- scheduling -------------------------------------------------------------------------
+
+    def start(self, ws: RepoWorkspace) -> None:
+        key = str(ws.root)
+        if key not in self._runners:
+            self._wanted[key] = asyncio.Event()
+            self._runners[key] = self.server.run_task(self._runner(ws), f"index {ws.name}")
+        self.request(ws)
+        if self._poller is None:
+            self._poller = self.server.run_task(self._poll(), "HEAD poll")
+
+    def request(self, ws: RepoWorkspace) -> None:
+        """Ask for an (incremental) run; coalesces with one already queued."""
+        event = self._wanted.get(str(ws.root))
+        if event is not None:
+            event.set()
+
+    def changed(self, ws: RepoWorkspace) -> bool:
+        """True when HEAD moved since the last run started (and remembers the new position)."""
+        signature = head_signature(ws.git_dir)
+        if signature == ws.signature:
+            return False
+        ws.signature = signature
+        return True
+
+    async def _runner(self, ws: RepoWorkspace) -> None:
+        event = self._wanted[str(ws.root)]
+        while True:
+            await event.wait()
+            event.clear()
+            ws.signature = head_signature(ws.git_dir)
+            try:
+                await self._run_once(ws)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # keep the runner alive for the next commit
+                log.exception("%s: index run failed", ws.name)
+                self._status(ws, "error", None, f"indexing failed: {exc}")
+
+    async def _poll(self) -> None:
+        while True:
+            await asyncio.sleep(POLL_EVERY_S)
+            if not self.server.settings.index.auto_update:
+                continue
+            for ws in list(self.server.workspaces.items):
+                try:
+                    if str(ws.root) not in self._children and ws.index_moved():
+                        self._index_moved(ws)
+                    if self.changed(ws):
+                        log.info("%s: HEAD moved; updating the index", ws.name)
+                        self.request(ws)
+                except Exception:
+                    log.debug("HEAD poll failed for %s", ws.name, exc_info=True)
+
+    def _index_moved(self, ws: RepoWorkspace) -> None:
+        """Another process rebuilt the index, or someone deleted it: never keep a stale reader."""
+        if ws.reopen():
+            log.info("%s: the index changed on disk; reopened", ws.name)
+            self._status(ws, "idle", 100, "index reopened")
+            return
+        log.warning("%s: the index at %s is gone; rebuilding it", ws.name, ws.index_dir)
+        self._status(ws, "degraded", None, "the index was deleted; rebuilding")
+        self.request(ws)
+
+    def shutdown(self) -> None:
+        for proc in list(self._children.values()):
+            _kill(proc)
+        for task in [*self._runners.values(), *([self._poller] if self._poller else [])]:
+            task.cancel()
+
+    # ---- one run ----------------------------------------------------------------------------
+
+    async def _run_once(self, ws: RepoWorkspace) -> None:
+        progress = await self._begin_progress(ws)
+        token, cancelled = progress if progress else (None, None)
+        self._status(ws, "indexing", 0, "starting")
+        started = time.monotonic()
+        try:
+            summary = await self._spawn(ws, token, cancelled)
+        except asyncio.CancelledError:
+            self._end_progress(token, "cancelled")
+            raise
+        except IndexRunError as exc:
+            ws.reopen()
+            state = "degraded" if ws.reader is not None else "error"
+            message = str(exc)
+            if "cancel" not in message:
+                log.error("%s: indexing failed: %s", ws.name, message)
+                self.server.show_once(f"index-failed:{ws.root}",
+                                      f"WhyLens could not index {ws.name}: {message}",
+                                      types.MessageType.Error)
+            self._end_progress(token, message)
+            self._status(ws, state, None, message)
+            return
+        ws.reopen()
+        self.runs_done[str(ws.root)] = self.runs_done.get(str(ws.root), 0) + 1
+        took = time.monotonic() - started
+        log.info("%s: index updated in %.1fs (%s)", ws.name, took, _summary_text(summary))
+        self._end_progress(token, _summary_text(summary))
+        if ws.reader is None:
+            self._status(ws, "error", None, "the index could not be opened after indexing")
+        else:
+            self._status(ws, "idle", 100, _summary_text(summary))
+        self.server.after_reindex(ws)
+
+    async def _spawn(self, ws: RepoWorkspace, token, cancelled) -> dict:
+        ws.index_dir.parent.mkdir(parents=True, exist_ok=True)
+        proc = await asyncio.create_subprocess_exec(
+            *index_command(ws), stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, cwd=str(ws.root),
+            limit=1 << 20)
+        self._children[str(ws.root)] = proc
+        if cancelled is not None:
+            cancelled.add_done_callback(lambda _f: _kill(proc))
+        stderr_tail: deque[str] = deque(maxlen=20)
+        stderr_task = asyncio.ensure_future(_drain(proc.stderr, stderr_tail))
+        summary: dict = {}
+        last_report = last_reopen = time.monotonic()
+        try:
+            assert proc.stdout is not None
+            async for raw in proc.stdout:
+                event = _parse(raw)
+                if event is None:
+                    continue
+                if event.get("event") == "done":
+                    summary = event
+                elif event.get("event") == "progress":
+                    now = time.monotonic()
+                    if now - last_report >= REPORT_EVERY_S:
+                        last_report = now
+                        self._report(ws, token, event)
+                    if now - last_reopen >= REOPEN_EVERY_S:
+                        last_reopen = now
+                        ws.reopen()
+                elif event.get("event") == "error":
+                    stderr_tail.append(str(event.get("message", "")))
+            code = await proc.wait()
+            await stderr_task
+        finally:
+            self._children.pop(str(ws.root), None)
+            if proc.returncode is None:
+                _kill(proc)
+        if cancelled is not None and cancelled.cancelled():
+            raise IndexRunError("indexing cancelled; answers come from the previous index")
+        if code != 0:
+            detail = next((line for line in reversed(stderr_tail) if line.strip()), "")
+            raise IndexRunError(detail.removeprefix("whylens: ") or f"exit code {code}")
+        return summary
+
+    # ---- reporting --------------------------------------------------------------------------
+
+    async def _begin_progress(self, ws: RepoWorkspace):
+        caps = self.server.client_capabilities.window
+        if not (caps and caps.work_done_progress):
+            return None
+        self._tokens += 1
+        token = f"whylens-index-{self._tokens}"
+        try:
+            await asyncio.wait_for(self.server.work_done_progress.create_async(token), 10)
+        except Exception as exc:  # refused or unanswered: go on without a progress bar
+            log.debug("progress refused: %s", exc)
+            return None
+        self.server.work_done_progress.begin(token, types.WorkDoneProgressBegin(
+            title=f"WhyLens: indexing {ws.name}", cancellable=True, percentage=0,
+            message="reading history"))
+        return token, self.server.work_done_progress.tokens.get(token)
+
+    def _report(self, ws: RepoWorkspace, token, event: dict) -> None:
+        done, total = _int(event.get("done")), _int(event.get("total"))
+        percent = min(99, int(done * 100 / total)) if total else None
+        phase = str(event.get("phase") or "indexing")
+        message = f"{phase} {done}/{total}" if total else phase
+        if token is not None:
+            self.server.work_done_progress.report(
+                token, types.WorkDoneProgressReport(message=message, percentage=percent))
+        self._status(ws, "indexing", percent, message)
+
+    def _end_progress(self, token, message: str) -> None:
+        if token is not None:
+            self.server.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
+
+    def _status(self, ws: RepoWorkspace, state: str, percent: int | None, message: str) -> None:
+        units, records = ws.counts()
+        self.server.send_status(protocol.index_status(
+            ws.folder_uri, state, percent, units, records, message))
+
+
+def _kill(proc: asyncio.subprocess.Process) -> None:
+    if proc.returncode is None:
+        try:
+            proc.kill()
+        except ProcessLookupError:
+            pass
+
+
+async def _drain(stream, tail: deque) -> None:
+    if stream is None:
+        return
+    async for raw in stream:
+        line = raw.decode("utf-8", "replace").rstrip()
+        if line:
+            tail.append(line)
+            log.debug("index child: %s", line)
+
+
+def _parse(raw: bytes) -> dict | None:
+    try:
+        event = json.loads(raw.decode("utf-8", "replace"))
+    except ValueError:
+        log.debug("index child printed: %r", raw[:200])
+        return None
+    return event if isinstance(event, dict) else None
+
+
+def _int(value) -> int:
+    try:
+        return max(int(value), 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _summary_text(summary: dict) -> str:
+    if not summary:
+        return "index up to date"
+    commits = summary.get("commits") or summary.get("commits_indexed") or summary.get("new_commits")
+    return f"indexed {commits} new commits" if commits is not None else "index up to date"

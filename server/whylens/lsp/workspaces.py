@@ -1,0 +1,208 @@
+"""Workspace folders → repositories, their index folders and open index readers.
+
+No GitPython here (the server is a long-running process): the repository is found with one
+``git rev-parse`` and new commits are noticed by reading ``HEAD`` and the ref it points to.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from whylens.errors import GitMissingError, NotARepositoryError, WhyLensError
+from whylens.history.links import WebLinks
+from whylens.index.location import default_index_dir
+from whylens.index.store import IndexStore
+
+log = logging.getLogger(__name__)
+
+
+def find_repository(folder: Path) -> tuple[Path, Path]:
+    """(work tree root, git dir) of the repository containing ``folder``."""
+    git = shutil.which("git")
+    if git is None:
+        raise GitMissingError()
+    try:
+        out = subprocess.run(
+            [git, "rev-parse", "--show-toplevel", "--absolute-git-dir"], cwd=folder,
+            capture_output=True, text=True, timeout=10, check=False,
+            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise NotARepositoryError(str(folder)) from exc
+    lines = out.stdout.splitlines()
+    if out.returncode != 0 or len(lines) != 2:
+        raise NotARepositoryError(str(folder))
+    return Path(lines[0]).resolve(), Path(lines[1]).resolve()
+
+
+def index_dir_for(repo_root: Path, override: str | None, storage: str | None,
+                  several: bool) -> Path:
+    """An explicit override wins (a subfolder per repository when there are several), then the
+    editor's workspace storage, then the CLI's default cache folder."""
+    key = f"{repo_root.name}-{hashlib.sha1(str(repo_root).encode()).hexdigest()[:8]}"
+    if override:
+        base = Path(os.path.expanduser(override))
+        return base / key if several else base
+    if storage:
+        return Path(storage) / "whylens-index" / key
+    return default_index_dir(repo_root)
+
+
+def head_signature(git_dir: Path) -> tuple:
+    """Cheap fingerprint of what HEAD points to; it changes when a commit lands."""
+    common = git_dir
+    commondir = git_dir / "commondir"
+    if commondir.is_file():  # a linked worktree keeps refs in the main git dir
+        common = (git_dir / commondir.read_text().strip()).resolve()
+    parts: list = []
+    try:
+        head = (git_dir / "HEAD").read_text(errors="replace").strip()
+    except OSError:
+        return ("missing",)
+    parts.append(head)
+    if head.startswith("ref:"):
+        ref = head[4:].strip()
+        for base in (git_dir, common):
+            try:
+                parts.append((base / ref).read_text(errors="replace").strip())
+                break
+            except OSError:
+                continue
+    try:
+        stat = (common / "packed-refs").stat()
+        parts.append((stat.st_mtime_ns, stat.st_size))
+    except OSError:
+        parts.append(None)
+    return tuple(parts)
+
+
+@dataclass
+class RepoWorkspace:
+    """One repository the server answers for, with its (possibly absent) open index."""
+
+    folder_uri: str
+    root: Path
+    git_dir: Path
+    index_dir: Path
+    reader: object | None = None  # an index.store.IndexReader
+    links: WebLinks | None = None
+    generation: int = 0  # bumps whenever the reader is replaced
+    signature: tuple = ()
+    generation_dir: Path | None = None  # the index generation the reader has open
+    _counts: tuple | None = None  # (generation, (units, records))
+
+    @property
+    def name(self) -> str:
+        return self.root.name
+
+    def relative(self, path: Path) -> str | None:
+        """``path`` as a posix path relative to the root; None when it is outside."""
+        try:
+            return path.resolve().relative_to(self.root).as_posix()
+        except (ValueError, OSError):
+            return None
+
+    def reopen(self) -> bool:
+        """Replace the reader with a fresh one (never keep a stale searcher). True when open."""
+        old, self.reader = self.reader, None
+        self.generation += 1
+        if old is not None:
+            try:
+                old.close()
+            except Exception:
+                log.debug("closing the previous reader failed", exc_info=True)
+        store = IndexStore(self.index_dir)
+        try:
+            self.generation_dir = store.current_generation()
+            if self.generation_dir is None:
+                return False
+            self.reader = store.reader()
+        except WhyLensError as exc:
+            log.warning("%s: %s", self.name, exc)
+            return False
+        meta = getattr(self.reader, "meta", None) or {}
+        base, kind = meta.get("web_base"), meta.get("web_kind")
+        self.links = WebLinks.from_base(base, kind) if base and kind else None
+        return True
+
+    def index_moved(self) -> bool:
+        """True when the index folder no longer holds what the reader has open (rebuilt by
+        another process, or deleted): the reader must be reopened."""
+        try:
+            current = IndexStore(self.index_dir).current_generation()
+        except WhyLensError:
+            current = None
+        return current != self.generation_dir
+
+    def drop_reader(self) -> None:
+        if self.reader is not None:
+            try:
+                self.reader.close()
+            except Exception:
+                log.debug("closing the reader failed", exc_info=True)
+        self.reader = None
+        self.generation += 1
+
+    def counts(self) -> tuple[int, int]:
+        """(units, records) in the open index, for the status item (cached per reader)."""
+        if self.reader is None:
+            return 0, 0
+        if self._counts is None or self._counts[0] != self.generation:
+            try:
+                stats = self.reader.stats()
+                units = stats.get("units_total", stats.get("units", 0))
+                found = (_count(units), _count(stats.get("records", 0)))
+            except Exception:
+                log.debug("stats failed", exc_info=True)
+                found = (0, 0)
+            self._counts = (self.generation, found)
+        return self._counts[1]
+
+
+def _count(value) -> int:
+    if isinstance(value, dict):
+        return sum(_count(v) for v in value.values())
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+class Workspaces:
+    """All repositories of the session; finds the one a path belongs to."""
+
+    def __init__(self) -> None:
+        self.items: list[RepoWorkspace] = []
+        self.refused: set[str] = set()  # folder URIs that are not repositories
+
+    def add(self, ws: RepoWorkspace) -> RepoWorkspace:
+        for existing in self.items:
+            if existing.root == ws.root:
+                return existing
+        self.items.append(ws)
+        return ws
+
+    def remove(self, folder_uri: str) -> list[RepoWorkspace]:
+        gone = [ws for ws in self.items if ws.folder_uri == folder_uri]
+        self.items = [ws for ws in self.items if ws.folder_uri != folder_uri]
+        return gone
+
+    def for_path(self, path: Path) -> tuple[RepoWorkspace, str] | None:
+        """The innermost repository containing ``path`` and the path relative to it."""
+        best: tuple[RepoWorkspace, str] | None = None
+        for ws in self.items:
+            rel = ws.relative(path)
+            if rel is not None and (best is None or len(ws.root.parts) > len(best[0].root.parts)):
+                best = (ws, rel)
+        return best
+
+    def default(self) -> RepoWorkspace | None:
+        """The first repository with an open index (else the first one)."""
+        ready = [ws for ws in self.items if ws.reader is not None]
+        return (ready or self.items or [None])[0]

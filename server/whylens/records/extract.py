@@ -1,0 +1,214 @@
+"""Deterministic record fields from a numbered thread: problem, cause, decision, rejected, supersedes.
+
+Each field is a list of sentences chosen by marker phrases (the table below); a sentence keeps the
+unit it came from. A sentence may serve two fields ("use a lock instead of a global flag" is both
+the decision and a rejected alternative). No model: the same thread always gives the same fields.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from whylens.models import Claim
+from whylens.records.thread import sentences
+
+MAX_CLAIMS = 3  # per field: a record is a summary, the thread is one click away
+MAX_CLAIM_CHARS = 400
+MIN_CLAIM_WORDS = 4
+
+CAUSE = re.compile(
+    r"""\b(?:because|caused\ by|due\ to|root[\ -]cause|as\ a\ result\ of
+    | the\ (?:real\ |underlying\ |actual\ )?(?:problem|issue|bug|cause|reason)\ (?:was|is|here\ is)
+      (?!\ (?:now\ )?(?:fixed|resolved|solved|addressed|gone|closed|avoided))
+    | (?:happens|happened|occurs|occurred|fails|failed|breaks|broke|hangs|crashes)\ (?:only\ )?(?:when|if|because)
+    | (?:leads?|led)\ to | resulted\ in | results\ in | this\ (?:was|is)\ because
+    | which\ (?:means|meant|caused|causes)
+    | (?:was|were|is|are)\ (?:never|not)\ (?:being\ )?(?:closed|released|reset|called|set|handled|checked)
+    )\b | ,\ so\ (?!that\b|far\b|much\b|many\b)""",
+    re.IGNORECASE | re.VERBOSE,
+)
+DECISION = re.compile(
+    r"""\b(?:instead(?!\ of) | switch(?:es|ed|ing)?\ (?:over\ )?to | we\ now | (?:it|this|requests?|now)\ now\ \w+
+    | now\ (?:uses?|returns?|raises?|checks?|handles?|accepts?|passes?|calls?|ignores?|supports?
+            |defaults?|sends?|reads?|writes?|only|always|never|respects?|keeps?|closes?|falls?\ back)
+    | this\ (?:pr|pull\ request|patch|commit|change|changeset|diff)\b | this\ changes
+    | (?:we|i)\ (?:changed|moved|replaced|switched|decided|chose|opted|now|instead)
+    | (?:the\ )?(?:fix|solution|approach)\ (?:here\ )?(?:is|was)\ to | fixed\ by | by\ (?:using|passing|adding|making|switching)
+    )\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+# An imperative or past-tense action verb opening a sentence ("Use X", "Removed Y") is a decision.
+# "Fix X" and "Improve X" are left out on purpose: they name the problem, not the approach.
+ACTION_VERBS = frozenset(
+    """use uses used switch switched replace replaced move moved make made add added remove removed
+    avoid avoided ensure ensured handle handled allow allowed prevent prevented change
+    changed refactor refactored introduce introduced implement implemented drop dropped deprecate
+    deprecated support rewrite rewrote simplify simplified raise return pass set convert converted
+    keep skip stop stopped only restore restored revert reverted default defaulted respect
+    catch caught close closed reuse reused wrap wrapped defer deferred limit limited
+    guard guarded cache cached retry retried rename renamed validate validated
+    normalize normalise normalized normalised expose exposed""".split()
+)
+# Sentences about process, not the approach: never a decision on their own.
+TRIVIAL = re.compile(
+    r"\b(?:typo|lint|flake8|pep8|black|ruff|isort|format(?:ting)?|whitespace|changelog|history\.rst"
+    r"|authors|readme|docs?|documentation|tests?|ci|travis|tox|merge|rebase|wip|review|nit|version)\b",
+    re.IGNORECASE,
+)
+REJECTED = re.compile(
+    r"""\b(?:instead\ of|rather\ than|in\ favou?r\ of
+    | (?:we|i)\ (?:also\ |first\ |originally\ |initially\ )?(?:considered|tried|looked\ at|thought\ about)
+    | considered\ (?:using|adding|making|changing|removing)
+    | (?:didn'?t|did\ not|doesn'?t|does\ not|won'?t|wouldn'?t|would\ not|can'?t|cannot|couldn'?t)\ work
+    | alternatives?|alternatively|another\ (?:option|approach|way)|the\ other\ (?:option|approach)
+    | (?:was|were)\ rejected | not\ (?:an\ )?option | (?:we|i)\ could\ (?:have|also)
+    | a\ (?:simpler|cleaner|different)\ (?:fix|approach|way)\ would
+    )\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_BEFORE = re.compile(r"^(?:prior\ to|before|until)\ this\b", re.IGNORECASE)
+SUPERSEDES = re.compile(
+    r"\b(?:supersed(?:es|ed|ing)|replac(?:es|ed|ing)|obsoletes?|in\ favou?r\ of|follow[- ]up\ (?:to|of))"
+    r"\s+(?:(?:pr|pull\ request|issue|the\ (?:fix|change|approach)\ (?:in|from))\s+)?"
+    r"(?:(?:[\w.-]+/[\w.-]+)?#(\d+)|`([A-Za-z_][\w.]*)`)",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Fields:
+    problem: Claim | None
+    cause: tuple[Claim, ...]
+    decision: tuple[Claim, ...]
+    rejected: tuple[Claim, ...]
+
+
+def extract_fields(title: str, units, summary_unit: str | None = "U1", opening: bool = True) -> Fields:
+    """The deterministic fields of a thread whose title sits in unit ``summary_unit``.
+
+    problem: the title, plus (``opening``) the first sentence of the description when there is
+    one (a commit record's problem is its subject alone);
+    decision: marker sentences, else the title when it names an action (the PR summary).
+    """
+    title = next((u.text for u in units if u.id == summary_unit), title)  # the cleaned title
+    candidates = _claims(units)
+    cause = _pick(candidates, lambda s: CAUSE.search(s))
+    rejected = _pick(candidates, lambda s: REJECTED.search(s))
+    decision = _pick(candidates, _is_decision)
+    problem = _problem(title, units if opening else [], summary_unit, decision)
+    if not decision and summary_unit and _opens_with_action(title) and _says_something(title):
+        decision = (Claim(_cap(title), summary_unit),)
+    return Fields(problem, cause, decision, rejected)
+
+
+def supersedes_refs(raw_text: str) -> tuple[str, ...]:
+    """What the raw text says it supersedes or replaces: ``#N`` refs and `code` names."""
+    found = []
+    for match in SUPERSEDES.finditer(raw_text or ""):
+        found.append(f"#{match.group(1)}" if match.group(1) else match.group(2))
+    return tuple(dict.fromkeys(found))
+
+
+def thread_shape(units, fields: Fields) -> str:
+    """investigation: a thread that explains a cause; review_stream: many units, no diagnosis;
+    thin: little more than a title."""
+    words = sum(len(u.text.split()) for u in units)
+    if len(units) <= 2 or words < 40:
+        return "thin"
+    if fields.cause or (fields.rejected and len({u.author for u in units}) > 1):
+        return "investigation"
+    return "review_stream"
+
+
+# A sentence ending like this lost its object in cleaning ("This change is in response to #12").
+_DANGLING = re.compile(r"\b(?:to|for|of|in|with|by|from|the|a|an|see|and|or|at|on|per)\W*$", re.IGNORECASE)
+
+
+def _claims(units) -> list[Claim]:
+    out = []
+    for unit in units:
+        for text in sentences(unit.text):
+            if len(text.split()) >= MIN_CLAIM_WORDS and not _DANGLING.search(text):
+                out.append(Claim(_cap(text), unit.id))
+    return out
+
+
+def _pick(candidates: list[Claim], test) -> tuple[Claim, ...]:
+    chosen: list[Claim] = []
+    seen = set()
+    for claim in candidates:
+        key = claim.text.lower()
+        if key in seen or not test(claim.text):
+            continue
+        seen.add(key)
+        chosen.append(claim)
+        if len(chosen) >= MAX_CLAIMS:
+            break
+    return tuple(chosen)
+
+
+def _is_decision(text: str) -> bool:
+    if _BEFORE.match(text):
+        return False  # "Prior to this patch, X happened" tells the problem, not the approach
+    if DECISION.search(text):
+        return True
+    return _opens_with_action(text) and not _is_trivial(text)
+
+
+def _opens_with_action(text: str) -> bool:
+    words = re.findall(r"[A-Za-z']+", text[:60])
+    return bool(words) and words[0].lower() in ACTION_VERBS
+
+
+def _is_trivial(text: str) -> bool:
+    return len(text.split()) < 8 and bool(TRIVIAL.search(text))
+
+
+def _problem(title: str, units, summary_unit: str | None, decision) -> Claim | None:
+    title = title.strip()
+    if not _says_something(title):  # "Fix #972": the first substantive sentence says more
+        first = next((c for c in _claims(units) if c.unit != summary_unit), None)
+        if first is not None:
+            return first
+    opening = _opening(units, summary_unit)
+    if opening and not _same(opening.text, title) and opening not in decision:
+        return Claim(_cap(f"{title} — {opening.text}" if title else opening.text), opening.unit)
+    if title:
+        return Claim(_cap(title), summary_unit or (units[0].id if units else "U1"))
+    return opening
+
+
+def _opening(units, summary_unit: str | None) -> Claim | None:
+    """The first sentence of the first unit after the title of the title's own kind (the
+    description of a PR or issue, the body of a commit message)."""
+    kind = next((u.kind for u in units if u.id == summary_unit), "description")
+    for unit in units:
+        if unit.id == summary_unit:
+            continue
+        if unit.kind != kind:
+            return None
+        for text in sentences(unit.text):
+            if len(text.split()) >= MIN_CLAIM_WORDS:
+                return Claim(_cap(text), unit.id)
+        return None
+    return None
+
+
+_REFERENCE = re.compile(r"(?:[\w.-]+/[\w.-]+)?#+\d+|\bgh-\d+|\bissue\b|\bbug\b", re.IGNORECASE)
+
+
+def _says_something(title: str) -> bool:
+    """More than a verb and a reference ("Fix #972", "fix for ##6604")."""
+    words = re.findall(r"[A-Za-z]{2,}", _REFERENCE.sub(" ", title))
+    return len([w for w in words if w.lower() not in ("fix", "fixes", "fixed", "for", "closes", "the")]) >= 1
+
+
+def _same(a: str, b: str) -> bool:
+    norm = lambda s: re.sub(r"\W+", " ", s.lower()).strip()  # noqa: E731
+    return norm(a) == norm(b) or norm(a).startswith(norm(b)) and len(norm(b)) > 20
+
+
+def _cap(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= MAX_CLAIM_CHARS else text[: MAX_CLAIM_CHARS - 1].rstrip() + "…"

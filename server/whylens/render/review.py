@@ -1,0 +1,130 @@
+"""Review suggestions → markdown (to paste), GitHub "create a review" JSON, SARIF 2.1.0."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+from whylens import __version__
+from whylens.models import Suggestion
+
+KIND_TITLES = {
+    "reverted-before": "An earlier change here was reverted",
+    "reintroduces-pitfall": "May reintroduce a fixed failure",
+    "constraint": "A recorded constraint applies",
+    "decision-context": "A past decision explains this code",
+}
+KIND_HELP = {
+    "reverted-before": "A previous change to the same symbol was reverted; the suggestion links "
+                       "the change and its revert.",
+    "reintroduces-pitfall": "The added lines use code that a known failure of this code names; "
+                            "the suggestion links the commit that fixed it.",
+    "constraint": "A constraint recorded in the history (a Fact) is attached to the changed "
+                  "code; the suggestion quotes it and links its commit.",
+    "decision-context": "A decision record (distilled, unreviewed) explains why the code is as it "
+                        "is; the change touches its decision or a rejected alternative.",
+}
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+def _kind_title(kind: str) -> str:
+    return KIND_TITLES.get(kind, kind)
+
+
+def markdown(suggestions: list[Suggestion], links=None, base: str | None = None,
+             head: str | None = None) -> str:
+    """A summary a human can paste into a review."""
+    span = f" ({base or 'base'} → {head or 'working tree'})" if (base or head) else ""
+    if not suggestions:
+        return f"WhyLens: nothing in the history calls for a comment on this change{span}."
+    lines = [f"## WhyLens review suggestions{span}", ""]
+    for s in suggestions:
+        side = "" if s.side == "RIGHT" else " (deleted lines)"
+        where = f"`{s.path}:{s.line}`{side}" + (f" in `{s.symbol}`" if s.symbol else "")
+        lines.append(f"- **{_kind_title(s.kind)}** — {where} · confidence {s.confidence:.2f}")
+        lines.append(f"  {s.body}")
+    return "\n".join(lines)
+
+
+def github(suggestions: list[Suggestion], links=None, commit_id: str | None = None) -> dict:
+    """The body of ``POST /repos/{owner}/{repo}/pulls/{n}/reviews`` (event COMMENT)."""
+    body = (f"WhyLens found {len(suggestions)} thing{'s' if len(suggestions) != 1 else ''} in "
+            "this code's history worth a look." if suggestions else
+            "WhyLens: nothing in the history calls for a comment on this change.")
+    review = {
+        "event": "COMMENT",
+        "body": body,
+        "comments": [{
+            "path": s.path, "line": int(s.line), "side": s.side if s.side in ("LEFT", "RIGHT") else "RIGHT",
+            "body": f"**{_kind_title(s.kind)}** (WhyLens)\n\n{s.body}",
+        } for s in suggestions],
+    }
+    if commit_id:
+        review["commit_id"] = commit_id
+    return review
+
+
+def _fingerprint(s: Suggestion) -> str:
+    key = "|".join([s.kind, s.path, s.symbol or "", *s.evidence])
+    return hashlib.sha1(key.encode("utf-8")).hexdigest()
+
+
+def _evidence_uris(s: Suggestion, links) -> list[str]:
+    if links is None:
+        return []
+    return [links.commit(e) for e in s.evidence if len(e) == 40 and all(c in "0123456789abcdef" for c in e)]
+
+
+def sarif(suggestions: list[Suggestion], links=None, base: str | None = None,
+          head: str | None = None, help_uri: str | None = None) -> dict:
+    """A SARIF 2.1.0 log: one rule per kind, one result per suggestion (level ``note``).
+
+    Each result's provenance URLs (commits it rests on) are in ``properties.helpUris`` and as
+    links in ``message.markdown``; ``help_uri`` (documentation of the kinds) goes on the rules.
+    """
+    kinds = list(KIND_TITLES)
+    rules = [{
+        "id": f"whylens/{kind}",
+        "name": "".join(part.title() for part in kind.split("-")),
+        "shortDescription": {"text": KIND_TITLES[kind]},
+        "fullDescription": {"text": KIND_HELP[kind]},
+        "help": {"text": KIND_HELP[kind], "markdown": KIND_HELP[kind]},
+        "defaultConfiguration": {"level": "note"},
+        "properties": {"tags": ["history", "review"]},
+    } for kind in kinds]
+    if help_uri:
+        for rule in rules:
+            rule["helpUri"] = f"{help_uri}#{rule['id'].split('/')[-1]}"
+    results = []
+    for s in suggestions:
+        index = kinds.index(s.kind) if s.kind in kinds else None
+        result = {
+            "ruleId": f"whylens/{s.kind}",
+            "level": "note",
+            "message": {"text": _plain(s.body), "markdown": s.body},
+            "locations": [{"physicalLocation": {
+                "artifactLocation": {"uri": s.path, "uriBaseId": "%SRCROOT%"},
+                "region": {"startLine": max(1, int(s.line))},
+            }}],
+            "partialFingerprints": {"whylensEvidence/v1": _fingerprint(s)},
+            "properties": {"confidence": s.confidence, "evidence": list(s.evidence),
+                           "side": s.side, "symbol": s.symbol,
+                           "helpUris": _evidence_uris(s, links)},
+        }
+        if index is not None:
+            result["ruleIndex"] = index
+        results.append(result)
+    run = {
+        "tool": {"driver": {"name": "WhyLens", "version": __version__, "rules": rules}},
+        "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "The repository root."}}},
+        "results": results,
+    }
+    if base or head:
+        run["properties"] = {"base": base, "head": head or "working tree"}
+    return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+
+
+def _plain(markdown_text: str) -> str:
+    """Markdown links → "text (url)", backticks dropped: SARIF's required plain message."""
+    text = re.sub(r"\[([^\]]+)\]\(([^)]+)\)", r"\1 (\2)", markdown_text)
+    return text.replace("`", "").replace("**", "")

@@ -1,0 +1,63 @@
+"""Turning a definition's name node text into the part of a qualified name it contributes.
+
+Qualified names join nesting levels with dots in every language: ``Session.send``,
+``Outer.Inner.method``, C++ ``ns::Class::method`` → ``ns.Class.method``, Ruby ``A::B`` → ``A.B``,
+PHP ``App\\Models`` → ``App.Models``. Template and generic arguments are dropped
+(``Box<T>::get`` → ``Box.get``). Go methods carry their receiver, ``(*Server).Serve``; a Rust impl
+is named ``impl Trait for Type`` (or ``impl Type``) and qualifies its items by ``Type``.
+"""
+
+from __future__ import annotations
+
+import re
+
+_SPACE = re.compile(r"\s+")
+_SEPARATORS = re.compile(r"::|\\|->")
+_RUST_TYPE_NOISE = re.compile(r"&|'\w+\s*|\bmut\s+|\bdyn\s+|\bconst\s+|\*")
+
+
+def strip_arguments(text: str, open_char: str = "<", close_char: str = ">") -> str:
+    """``Box<Vec<T>>::get`` → ``Box::get``: drop every bracketed argument list."""
+    if open_char not in text:
+        return text
+    out, depth = [], 0
+    for char in text:
+        if char == open_char:
+            depth += 1
+        elif char == close_char and depth:
+            depth -= 1
+        elif not depth:
+            out.append(char)
+    return "".join(out)
+
+
+def clean_name(text: str) -> str:
+    """A definition name as one dotted component (or several, for ``A::B``-style names)."""
+    if text.isidentifier():
+        return text
+    text = _SPACE.sub("", text).strip("\"'`")
+    if text.startswith("operator") or "operator" in text.rsplit("::", 1)[-1]:
+        head, _, tail = text.rpartition("operator")
+        return (_SEPARATORS.sub(".", strip_arguments(head)) + "operator" + tail).strip(".")
+    return _SEPARATORS.sub(".", strip_arguments(text)).strip(".")
+
+
+def go_receiver(text: str) -> str:
+    """``*Server[T]`` → ``(*Server)``; ``Server`` → ``(Server)``."""
+    text = strip_arguments(_SPACE.sub("", text), "[", "]")
+    return f"({text})"
+
+
+def rust_type(text: str) -> str:
+    """The base name of a Rust type: ``&'a mut Vec<T>`` → ``Vec``, ``crate::Foo`` → ``Foo``."""
+    text = strip_arguments(_RUST_TYPE_NOISE.sub("", text)).strip()
+    return _SPACE.sub("", text).rsplit("::", 1)[-1] or "_"
+
+
+def rust_impl(trait_text: str | None, type_text: str) -> tuple[str, str]:
+    """(display name, scope for the impl's items) of ``impl [Trait for] Type``."""
+    scope = rust_type(type_text)
+    if trait_text:
+        trait = _SPACE.sub("", strip_arguments(trait_text))
+        return f"impl {trait} for {scope}", scope
+    return f"impl {scope}", scope

@@ -1,0 +1,11 @@
+; Java definitions.
+(class_declaration name: (identifier) @name) @definition.class
+(record_declaration name: (identifier) @name) @definition.class
+(interface_declaration name: (identifier) @name) @definition.interface
+(annotation_type_declaration name: (identifier) @name) @definition.interface
+(enum_declaration name: (identifier) @name) @definition.enum
+(method_declaration name: (identifier) @name) @definition.method
+(constructor_declaration name: (identifier) @name) @definition.method
+
+; --- comments (a separate query, run only over the spans being compared) ---
+[(line_comment) (block_comment)] @comment

@@ -1,0 +1,70 @@
+"""`whylens pr-comments` end to end: every format, base/head defaults, bad input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from whylens.cli import main
+from whylens.pipeline import run_index
+
+from retrieval.pool_history import POOL_V5, build_pool_history
+
+
+@pytest.fixture
+def indexed(make_repo, index_dir):
+    repo = make_repo("review")
+    shas = build_pool_history(repo)
+    run_index(repo.root, index_dir)
+    repo.git("checkout", "-q", "-b", "feature")
+    return repo, shas, ["--repo", str(repo.root), "--index-dir", str(index_dir)]
+
+
+def _touch_put(repo):
+    repo.write("src/pool.py", POOL_V5.replace("self.count += 1", "self.count += 2"))
+
+
+def test_working_tree_against_merge_base_json(indexed, capsys):
+    repo, shas, common = indexed
+    _touch_put(repo)
+    assert main(["pr-comments", *common, "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["base"] == shas["never_block"] and data["head"] is None
+    kinds = [s["kind"] for s in data["suggestions"]]
+    assert "reverted-before" in kinds
+    first = data["suggestions"][kinds.index("reverted-before")]
+    assert first["path"] == "src/pool.py" and first["symbol"] == "Pool.put"
+    assert first["evidence"][:2] == [shas["strict"], shas["revert"]]
+
+
+def test_committed_head_github_and_sarif(indexed, capsys):
+    repo, shas, common = indexed
+    _touch_put(repo)
+    head = repo.commit("Count twice")
+    assert main(["pr-comments", *common, "--base", "main", "--head", "HEAD",
+                 "--format", "github"]) == 0
+    body = json.loads(capsys.readouterr().out)
+    assert body["event"] == "COMMENT" and body["commit_id"] == head
+    assert body["comments"][0]["path"] == "src/pool.py" and body["comments"][0]["side"] == "RIGHT"
+    assert main(["pr-comments", *common, "--base", "main", "--head", "HEAD",
+                 "--format", "sarif"]) == 0
+    log = json.loads(capsys.readouterr().out)
+    assert log["version"] == "2.1.0"
+    assert log["runs"][0]["results"][0]["ruleId"] == "whylens/reverted-before"
+
+
+def test_markdown_and_silence(indexed, capsys):
+    repo, _shas, common = indexed
+    assert main(["pr-comments", *common]) == 0
+    assert "nothing in the history" in capsys.readouterr().out
+    _touch_put(repo)
+    assert main(["pr-comments", *common, "--format", "markdown"]) == 0
+    assert "An earlier change here was reverted" in capsys.readouterr().out
+
+
+def test_bad_revisions(indexed, capsys):
+    _repo, _shas, common = indexed
+    assert main(["pr-comments", *common, "--base", "no-such-branch"]) != 0
+    assert "no-such-branch" in capsys.readouterr().err
+    assert main(["pr-comments", *common, "--max", "-1"]) == 2

@@ -1,0 +1,113 @@
+"""BlobReader over one cat-file process; diff_changes against revisions and the work tree."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from whylens.errors import InvalidInputError
+from whylens.history.blobs import BlobReader
+from whylens.history.diff import default_branch, diff_changes, merge_base
+from whylens.history.repo import open_repository
+from whylens.history.walk import walk
+from whylens.models import FileChange, Hunk
+
+
+@pytest.fixture
+def small(make_repo):
+    repo = make_repo("small")
+    repo.commit("Add files", {"a.py": "one\ntwo\nthree\n", "img.bin": b"\x00\x01\x02" * 10})
+    repo.commit("Edit a", {"a.py": "one\n2\nthree\nfour\n"})
+    return repo
+
+
+def test_blob_reader_reads_blobs_and_none_for_missing(small):
+    with open_repository(small.root) as repo:
+        commits = list(walk(repo))
+        new_a = commits[0].changes[0].new_blob
+        old_a = commits[0].changes[0].old_blob
+        binary = next(c.new_blob for c in commits[1].changes if c.path == "img.bin")
+        with BlobReader(repo) as blobs:
+            assert blobs.read(new_a) == b"one\n2\nthree\nfour\n"
+            assert blobs.read(old_a) == b"one\ntwo\nthree\n"
+            assert blobs.read(binary) == b"\x00\x01\x02" * 10
+            assert blobs.size(new_a) == len(b"one\n2\nthree\nfour\n")
+            assert blobs.read("0" * 40) is None
+            assert blobs.read("deadbeef" * 5) is None
+            assert blobs.size("deadbeef" * 5) is None
+            assert blobs.read(None) is None and blobs.read("") is None
+            assert blobs.read("x\ny") is None
+            assert blobs.read(commits[0].sha) is None  # a commit, not a blob
+            assert blobs.read(new_a, max_size=4) is None
+            assert blobs.read(new_a, max_size=100) == b"one\n2\nthree\nfour\n"
+            for _ in range(200):  # one process serves many reads, in order
+                assert blobs.read(old_a) == b"one\ntwo\nthree\n"
+                assert blobs.read(new_a) == b"one\n2\nthree\nfour\n"
+
+
+def test_blob_reader_in_bare_clone(small, clone_repo):
+    bare = clone_repo(small.root, "small.git", "--bare")
+    with open_repository(bare) as repo, BlobReader(repo) as blobs:
+        head = next(walk(repo))
+        assert blobs.read(head.changes[0].new_blob) == b"one\n2\nthree\nfour\n"
+
+
+def test_diff_between_revisions(small):
+    with open_repository(small.root) as repo:
+        changes = diff_changes(repo, small.shas[0], small.shas[1])
+    assert [(c.path, c.status, c.hunks) for c in changes] == [
+        ("a.py", "M", (Hunk(2, 1, 2, 1), Hunk(3, 0, 4, 1))),
+    ]
+
+
+def test_diff_against_working_tree_with_unsaved_edits(small, snapshot_of):
+    (small.root / "a.py").write_text("zero\none\n2\nthree\nfour\n")
+    (small.root / "new.py").write_text("fresh\nfile\n")
+    (small.root / "blob.dat").write_bytes(b"\x00binary")
+    (small.root / ".gitignore").write_text("*.log\n")
+    (small.root / "skip.log").write_text("ignored\n")
+    os.utime(small.root / "img.bin", ns=(1, 1))  # stat-dirty but unchanged
+    before = snapshot_of(small.root)
+    with open_repository(small.root) as repo:
+        changes = diff_changes(repo, "HEAD")
+        since_first = diff_changes(repo, small.shas[0])
+    assert snapshot_of(small.root) == before  # the index was not refreshed on disk
+    by = {c.path: c for c in changes}
+    assert set(by) == {"a.py", "new.py", "blob.dat", ".gitignore"}
+    assert by["a.py"].status == "M" and by["a.py"].hunks == (Hunk(0, 0, 1, 1),)
+    assert by["a.py"].new_blob is None  # work-tree content has no blob yet
+    assert by["new.py"] == FileChange(path="new.py", status="A", hunks=(Hunk(0, 0, 1, 2),))
+    assert by["blob.dat"].binary and by["blob.dat"].hunks == ()
+    a_since_first = next(c for c in since_first if c.path == "a.py")
+    assert a_since_first.hunks == (Hunk(0, 0, 1, 1), Hunk(2, 1, 3, 1), Hunk(3, 0, 5, 1))
+
+
+def test_diff_working_tree_of_bare_repo_is_bad_input(small, clone_repo):
+    with open_repository(clone_repo(small.root, "b.git", "--bare")) as repo:
+        with pytest.raises(InvalidInputError):
+            diff_changes(repo, "HEAD~1")
+        assert len(diff_changes(repo, "HEAD~1", "HEAD")) == 1
+
+
+def test_merge_base_and_default_branch(small, make_repo, clone_repo):
+    small.git("checkout", "-q", "-b", "topic")
+    topic = small.commit("Topic", {"t.py": "t\n"})
+    small.git("checkout", "-q", "main")
+    main = small.commit("Main", {"m.py": "m\n"})
+    with open_repository(small.root) as repo:
+        assert merge_base(repo, topic, main) == small.shas[1]
+        assert default_branch(repo) == "main"
+    with open_repository(clone_repo(small.root, "clone")) as repo:
+        assert default_branch(repo) == "origin/main"
+    legacy = make_repo("legacy")
+    legacy.git("checkout", "-q", "-b", "master")
+    legacy.commit("Init", {"x": "x\n"})
+    with open_repository(legacy.root) as repo:
+        assert default_branch(repo) == "master"
+    orphan = make_repo("orphan")
+    orphan.git("checkout", "-q", "-b", "trunk")
+    orphan.commit("Init", {"x": "x\n"})
+    with open_repository(orphan.root) as repo:
+        assert default_branch(repo) is None
+        assert merge_base(repo, "HEAD", "HEAD") == orphan.shas[0]

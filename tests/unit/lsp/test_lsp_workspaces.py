@@ -1,0 +1,67 @@
+"""Repositories of workspace folders, index folders, and the HEAD fingerprint."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from whylens.errors import NotARepositoryError
+from whylens.index.location import default_index_dir
+from whylens.lsp.workspaces import RepoWorkspace, Workspaces, find_repository, head_signature, index_dir_for
+
+
+def test_find_repository_from_a_subfolder(make_repo):
+    repo = make_repo()
+    repo.commit("first", {"pkg/a.py": "x = 1\n"})
+    root, git_dir = find_repository(repo.root / "pkg")
+    assert root == repo.root.resolve()
+    assert git_dir == (repo.root / ".git").resolve()
+
+
+def test_a_plain_folder_is_not_a_repository(tmp_path):
+    with pytest.raises(NotARepositoryError):
+        find_repository(tmp_path)
+
+
+def test_head_signature_changes_with_a_commit_and_a_branch_switch(make_repo):
+    repo = make_repo()
+    repo.commit("first", {"a.py": "x = 1\n"})
+    git_dir = repo.root / ".git"
+    before = head_signature(git_dir)
+    assert head_signature(git_dir) == before  # stable while nothing happens
+    repo.commit("second", {"a.py": "x = 2\n"})
+    after = head_signature(git_dir)
+    assert after != before
+    repo.git("checkout", "-q", "-b", "topic")
+    assert head_signature(git_dir) != after
+    repo.git("pack-refs", "--all")  # refs moved into packed-refs: still a change, no crash
+    assert head_signature(git_dir) != after
+
+
+def test_index_dir_choices(tmp_path):
+    root = tmp_path / "proj"
+    assert index_dir_for(root, str(tmp_path / "ix"), None, several=False) == tmp_path / "ix"
+    several = index_dir_for(root, str(tmp_path / "ix"), None, several=True)
+    assert several.parent == tmp_path / "ix" and several.name.startswith("proj-")
+    storage = index_dir_for(root, None, str(tmp_path / "st"), several=False)
+    assert storage.parent == tmp_path / "st" / "whylens-index"
+    assert index_dir_for(root, None, None, several=False) == default_index_dir(root)
+
+
+def test_for_path_picks_the_innermost_and_refuses_outside(tmp_path):
+    outer = RepoWorkspace("file:///o", tmp_path / "o", tmp_path / "o/.git", tmp_path / "i1")
+    inner = RepoWorkspace("file:///o/sub", tmp_path / "o/sub", tmp_path / "o/sub/.git", tmp_path / "i2")
+    registry = Workspaces()
+    registry.add(outer)
+    registry.add(inner)
+    assert registry.for_path(tmp_path / "o/sub/x.py") == (inner, "x.py")
+    assert registry.for_path(tmp_path / "o/y/z.py") == (outer, "y/z.py")
+    assert registry.for_path(tmp_path / "elsewhere.py") is None
+    assert registry.for_path(tmp_path / "o/../elsewhere.py") is None
+
+
+def test_reopen_without_an_index_leaves_no_reader(tmp_path):
+    ws = RepoWorkspace("file:///o", tmp_path, tmp_path / ".git", tmp_path / "missing-index")
+    assert ws.reopen() is False
+    assert ws.reader is None and ws.counts() == (0, 0)

@@ -1,0 +1,142 @@
+"""Renderers: hover card cap and provenance, rationale, lens titles, diagnostics, search JSON."""
+
+from __future__ import annotations
+
+import re
+
+from whylens.history.links import WebLinks
+from whylens.models import Claim, HistoryEntry, Hit, Pitfall, Record, Story, Symbol, Unit
+from whylens.render.cards import hover_card, rationale, story_json
+from whylens.render.diagnostics import pitfall_link, pitfall_message
+from whylens.render.hits import to_json
+from whylens.render.lens import lens_title
+
+LINKS = WebLinks.from_remote("git@github.com:acme/shop.git")
+SHA = [f"{i:x}" * 40 for i in range(1, 10)]
+SYMBOL = Symbol("Session.send", "method", 2, 5, name_line=2, name_col=8, name_end_col=12)
+
+
+def _entry(i: int, subject: str, pr: int | None = None) -> HistoryEntry:
+    return HistoryEntry(commit=SHA[i], date=f"2024-0{i}-10T10:00:00+00:00", timestamp=1_700_000_000 + i,
+                        author=f"Dev {i % 2}", subject=subject, pr=pr, kind="body",
+                        path="src/session.py", symbol="Session.send")
+
+
+def _unit(i: int, type_: str, content: str, pr: int | None = None) -> Unit:
+    return Unit(id=f"u{i:011d}", type=type_, title=content[:40], content=content, weight=0.8,
+                context=content, commit=SHA[i], author="Grace", date=f"2024-0{i}-10T10:00:00+00:00",
+                files=("src/session.py",), symbols=("Session.send",), pr=pr)
+
+
+RECORD = Record(id="pr-15", kind="pr", number=15, title="Always pass a timeout",
+                problem=Claim("A request without a timeout hangs forever on a dead server.", "U1"),
+                decision=(Claim("Fall back to DEFAULT_TIMEOUT instead of blocking.", "U1"),),
+                rejected=(Claim("A global socket timeout was rejected: it leaks into other libraries.", "U2"),),
+                fixing_commits=(SHA[4],), merged=True, fix_edge_source="text",
+                anchors=("Session.send",), date="2024-04-10T10:00:00+00:00")
+
+
+def _story(**kw) -> Story:
+    base = dict(path="src/session.py", symbol=SYMBOL,
+                history=(_entry(4, "Always pass a timeout to the connection", 15),
+                         _entry(2, "Fix deadlock when the pool is exhausted"),
+                         _entry(1, "Add a Session")),
+                units=(_unit(2, "pattern", "Session.send deadlocked when the pool was exhausted."),
+                       _unit(4, "fact", "Every call to send must carry a timeout.", pr=15),
+                       _unit(2, "skill", "Fixed by releasing the lock before waiting on the pool.")),
+                records=(RECORD,), outcomes=(("pr-15", "landed"),),
+                summary="changed 3× by 2 authors, last 2 months ago; 1 pitfall known")
+    base.update(kw)
+    return Story(**base)
+
+
+def test_hover_card_has_every_part_with_links():
+    card = hover_card(_story(), LINKS)
+    assert card.startswith("**`Session.send`** — changed 3× by 2 authors")
+    assert "distilled, unreviewed" in card
+    assert "hangs forever" in card and "DEFAULT_TIMEOUT" in card and "rejected:" in card
+    assert "*landed*" in card
+    assert "deadlocked" in card and "must carry a timeout" in card
+    assert "Fix deadlock when the pool is exhausted" in card
+    assert "https://github.com/acme/shop/pull/15" in card
+    assert f"https://github.com/acme/shop/commit/{SHA[2]}" in card
+    # every bullet line carries a provenance link
+    for line in card.splitlines():
+        if line.startswith("- ") or line.startswith("**`"):
+            assert "https://github.com/acme/shop/" in line, line
+    assert len(card) <= 1200
+
+
+def test_hover_card_plain_short_shas_without_links():
+    card = hover_card(_story(), None)
+    assert "http" not in card
+    assert f"`{SHA[2][:7]}`" in card and "#15" in card
+
+
+def test_hover_card_is_capped_and_none_when_nothing_known():
+    long = "x" * 900
+    story = _story(units=tuple(_unit(i, "pattern", f"{long} {i}") for i in range(1, 9)),
+                   history=tuple(_entry(i, long) for i in range(1, 9)))
+    card = hover_card(story, LINKS)
+    assert card is not None and len(card) <= 1200
+    assert card.startswith("**`Session.send`**")
+    assert hover_card(Story(path="a.py", symbol=SYMBOL, summary="no recorded history"), LINKS) is None
+
+
+def test_rationale_has_everything_and_honest_empty_story():
+    text = rationale(_story(), LINKS)
+    for part in ("## `Session.send`", "### Decisions (distilled, unreviewed)", "- Problem:",
+                 "- Decision:", "- Rejected:", "### Pitfalls", "### Constraints", "### Fixes",
+                 "### History", "Add a Session", "Grace"):
+        assert part in text, part
+    empty = rationale(Story(path="a.py", symbol=None, summary="no recorded history"), None)
+    assert "no recorded history" in empty and "Nothing in this repository's history" in empty
+    data = story_json(_story(), LINKS)
+    assert data["known"] and data["symbol"]["name"] == "Session.send"
+    assert data["records"][0]["outcome"] == "landed"
+    assert data["history"][0]["url"] == "https://github.com/acme/shop/pull/15"
+
+
+def test_lens_titles():
+    assert lens_title((2, 1, 7)) == "why: 2 decisions · 1 pitfall · changed 7×"
+    assert lens_title((0, 0, 1)) == "why: changed 1×"
+    assert lens_title({"records": 1, "pitfalls": 2, "changes": 0}) == "why: 1 decision · 2 pitfalls"
+    assert lens_title((0, 0, 0)) == "why: no recorded history"
+
+
+def test_pitfall_message_and_link():
+    pattern = _unit(2, "pattern", "Session.send deadlocked when the pool was exhausted.", pr=12)
+    fix = _unit(2, "skill", "releasing the lock before waiting on the pool", pr=12)
+    message = pitfall_message(Pitfall(item=pattern, score=0.8, reason="x", fix=fix), LINKS)
+    assert message == ("Known pitfall: Session.send deadlocked when the pool was exhausted. — "
+                       "fixed before in #12 by releasing the lock before waiting on the pool")
+    assert pitfall_link(Pitfall(item=pattern, score=0.8, reason="x"), LINKS).endswith("/pull/12")
+    no_pr = _unit(3, "pattern", "Timeouts were lost.")
+    assert f"fixed before in {SHA[3][:7]}" in pitfall_message(Pitfall(no_pr, 0.7, "x"), None)
+    assert pitfall_link(Pitfall(no_pr, 0.7, "x"), None) is None
+    rec = pitfall_message(Pitfall(RECORD, 0.9, "x"), LINKS)
+    assert rec.startswith("Known pitfall: A request without a timeout") and "#15" in rec
+    assert "by Fall back to DEFAULT_TIMEOUT" in rec
+
+
+class _Result:
+    def __init__(self, hits, abstained=False):
+        self.query, self.abstained, self.hits = "pool deadlock", abstained, hits
+
+
+def test_search_json_exact_shape():
+    unit = _unit(2, "pattern", "deadlock when the pool is exhausted", pr=12)
+    hit = Hit(id="abc", type="fact", title="t", content="c", score=1.23456, commit=SHA[1],
+              author="A", date="2024-01-01T00:00:00+00:00", files=("a.py",), symbols=("f",),
+              extra={"pr": None})
+    out = to_json(_Result([hit, (unit, 2.5), (RECORD, 3.0)]), LINKS)
+    assert set(out) == {"query", "abstained", "results"}
+    keys = {"id", "type", "title", "content", "score", "commit", "author", "date", "files",
+            "symbols", "source", "url"}
+    assert all(set(r) == keys for r in out["results"])
+    assert out["results"][0]["url"] == f"https://github.com/acme/shop/commit/{SHA[1]}"
+    assert out["results"][1]["url"].endswith("/pull/12") and out["results"][1]["commit"] == SHA[2]
+    assert out["results"][2]["type"] == "decision" and out["results"][2]["url"].endswith("/pull/15")
+    assert all(re.fullmatch(r"[0-9a-f]{40}", r["commit"]) for r in out["results"])
+    offline = to_json(_Result([], abstained=True), None)
+    assert offline == {"query": "pool deadlock", "abstained": True, "results": []}

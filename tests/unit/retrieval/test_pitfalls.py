@@ -1,0 +1,101 @@
+"""Known pitfalls: the gate's table, then matching against a real indexed history."""
+
+from __future__ import annotations
+
+import pytest
+
+from whylens.models import Unit
+from whylens.retrieval.errortext import parse_error_text
+from whylens.retrieval.pitfalls import (
+    GATE, MAX_PER_FILE, commits_of, explain_error, match_errors, score,
+)
+
+from retrieval.pool_history import POOL_V5
+
+
+def _unit(content: str, type_: str = "pattern") -> Unit:
+    return Unit(id="u1", type=type_, title=content[:30], content=content, weight=0.8,
+                context=content, commit="c" * 40, author="A", date="2024-01-01T00:00:00+00:00",
+                files=("src/pool.py",), symbols=("fetch",))
+
+
+PATTERN = _unit("fetch deadlocked with PoolExhaustedError when every connection was checked out")
+
+GATE_TABLE = [
+    # error text, symbol strength, passes?  (why)
+    ("PoolExhaustedError: no connection", 0.0, True),  # a specific failure name alone
+    ("every connection checked out, deadlocked fetch", 0.0, False),  # words alone
+    ("something unrelated happened", 1.0, False),  # the symbol alone
+    ("TypeError: bad operand", 1.0, False),  # generic name not in the unit, symbol only
+    ("connection checked out while deadlocked", 0.85, True),  # symbol + shared words
+    ("PoolExhaustedError", 0.0, True),
+]
+
+
+@pytest.mark.parametrize("text,strength,passes", GATE_TABLE)
+def test_gate_table(text, strength, passes):
+    confidence, _signals = score(PATTERN, parse_error_text(text), strength)
+    assert (confidence >= GATE) is passes, confidence
+
+
+def test_generic_name_needs_a_second_signal():
+    unit = _unit("fetch raised TypeError when the url was bytes")
+    alone, _ = score(unit, parse_error_text("TypeError: x"), 0.0)
+    with_symbol, _ = score(unit, parse_error_text("TypeError: x"), 1.0)
+    assert alone < GATE <= with_symbol
+
+
+def test_a_skill_alone_is_not_a_pitfall():
+    skill = _unit("Fixed PoolExhaustedError by calling try_get", type_="skill")
+    confidence, _ = score(skill, parse_error_text("PoolExhaustedError"), 0.0)
+    assert confidence < GATE
+
+
+TRACE = '''Traceback (most recent call last):
+  File "/home/dev/checkout/src/pool.py", line 11, in fetch
+    conn = pool.get()
+src.pool.PoolExhaustedError: every connection is checked out
+'''
+
+
+def test_explain_error_finds_the_fixed_failure(pool_repo):
+    repo, shas, reader = pool_repo
+    pitfalls = explain_error(reader, TRACE)
+    assert pitfalls, "the deadlock fixed in commit 2 should match"
+    top = pitfalls[0]
+    assert top.item.commit == shas["deadlock"] and top.item.type == "pattern"
+    assert top.score >= GATE
+    assert "PoolExhaustedError" in top.reason
+    assert top.fix is None or top.fix.commit == shas["deadlock"]
+    seen = [c for p in pitfalls for c in commits_of(p.item)]
+    assert len(seen) == len(set(seen))  # a unit and its commit's record are one pitfall
+
+
+@pytest.mark.parametrize("text", ["", "all good", "KeyError: 'x'", "\x00\xff" * 100])
+def test_explain_error_stays_silent_when_unsure(pool_repo, text):
+    _repo, _shas, reader = pool_repo
+    assert explain_error(reader, text) == []
+
+
+def test_match_errors_on_lines(pool_repo):
+    repo, shas, reader = pool_repo
+    errors = [
+        {"line": 11, "message": "PoolExhaustedError: every connection is checked out",
+         "source": "pytest", "code": None},
+        {"line": 3, "message": "list index out of range", "source": "pytest", "code": None},
+        {"line": "x", "message": "garbage"}, "not a dict",
+        {"line": 0, "message": "PoolExhaustedError"},
+    ]
+    found = match_errors(reader, "src/pool.py", POOL_V5, errors)
+    assert [p.line for p in found] == [11]
+    assert found[0].item.commit == shas["deadlock"]
+    assert "fetch" in found[0].reason
+
+
+def test_match_errors_caps_per_file_and_never_repeats(pool_repo):
+    _repo, _shas, reader = pool_repo
+    errors = [{"line": n, "message": "PoolExhaustedError: deadlocked, connection checked out",
+               "source": "x", "code": "E1"} for n in range(1, 13)]
+    found = match_errors(reader, str(reader.meta["repo"]) + "/src/pool.py", POOL_V5, errors)
+    assert 1 <= len(found) <= MAX_PER_FILE
+    assert len({p.item.id for p in found}) == len(found)

@@ -1,0 +1,250 @@
+// The WhyLens extension in a real VS Code (code-server's web build), driven through headless
+// Chromium with playwright-core. Started by tests/vscode/run.sh, which prepares everything.
+//
+//   node whylens.e2e.js <workbench-url> <artifacts-dir>
+//   env: WORKSPACE_INFO  JSON from make_workspace.py (file, function, lines, base branch)
+//        CHROMIUM        the browser executable
+//
+// Each check saves a screenshot (<n>-<name>.png, or <n>-<name>-FAIL.png) and the run ends with
+// results.json; the exit code is 1 when any check failed. Every wait polls the page for a real
+// state change with a deadline; nothing sleeps for a fixed time to "let things settle".
+'use strict';
+const { chromium } = require('playwright-core');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+
+const url = process.argv[2];
+const artifacts = process.argv[3];
+const info = JSON.parse(process.env.WORKSPACE_INFO || '{}');
+const FILE = info.file || 'pool.py';
+const FUNCTION = info.function || 'acquire';
+
+const t0 = Date.now();
+const log = (...a) => console.log(`[${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...a);
+
+/** Poll `probe` until it returns a truthy value; throw `what` after `timeoutMs`. */
+async function until(page, what, probe, timeoutMs = 30000, everyMs = 250) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < deadline) {
+    last = await probe().catch((e) => { last = e; return undefined; });
+    if (last && !(last instanceof Error)) return last;
+    await page.waitForTimeout(everyMs);
+  }
+  throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}`);
+}
+
+async function runCommand(page, title) {
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 15000 });
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15000 });
+  await page.keyboard.press('Enter');
+}
+
+async function openFile(page, name) {
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Control+P');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 15000 });
+  await input.fill(name);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 15000 });
+  await page.keyboard.press('Enter');
+  await page.locator('.tabs-container .tab.active', { hasText: name }).first().waitFor({ timeout: 15000 });
+}
+
+/** The visible editor's token for `word` (the first one). */
+function wordLocator(page, word) {
+  return page.locator('.editor-group-container.active .monaco-editor .view-lines .view-line span span', {
+    hasText: new RegExp(`^${word}$`),
+  }).first();
+}
+
+async function hoverText(page, word, expect, timeoutMs) {
+  const target = wordLocator(page, word);
+  await target.waitFor({ timeout: 30000 });
+  const hover = page.locator('.monaco-hover').filter({ visible: true }).first();
+  return until(page, `a hover on ${word} containing ${expect}`, async () => {
+    const box = await target.boundingBox();
+    await page.mouse.move(box.x - 40, box.y + box.height * 5);
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 4 });
+    const deadline = Date.now() + 4000;
+    while (Date.now() < deadline) {
+      const text = (await hover.count()) ? await hover.innerText().catch(() => '') : '';
+      if (expect.test(text)) return text;
+      await page.waitForTimeout(200);
+    }
+    return undefined;
+  }, timeoutMs, 100);
+}
+
+/** Text of every frame (webviews such as the markdown preview live in nested iframes). */
+async function framesText(page) {
+  const texts = [];
+  for (const frame of page.frames()) {
+    texts.push(await frame.evaluate(() => (document.body ? document.body.innerText : '')).catch(() => ''));
+  }
+  return texts.join('\n');
+}
+
+const checks = [];
+function check(name, fn) {
+  checks.push({ name, fn });
+}
+
+check('hover', async (page) => {
+  await openFile(page, FILE);
+  // the index is built by the server's child process on first start: allow it time
+  const text = await hoverText(page, FUNCTION, /deadlock/i, 120000);
+  if (!text.includes(`Pool.${FUNCTION}`)) throw new Error(`hover lacks the symbol name: ${text.slice(0, 200)}`);
+  return `hover: ${JSON.stringify(text.slice(0, 160))}`;
+});
+
+check('codelens', async (page) => {
+  await page.mouse.move(5, 5);
+  await page.keyboard.press('Escape');
+  const lens = page.locator('.editor-group-container.active .codelens-decoration a', { hasText: /why/i }).first();
+  await lens.waitFor({ timeout: 60000 });
+  const title = await lens.innerText();
+  if (!/decision|pitfall|changed/.test(title)) throw new Error(`unexpected lens title: ${title}`);
+  return `lens: ${JSON.stringify(title)}`;
+});
+
+check('rationale', async (page) => {
+  await page.locator('.editor-group-container .codelens-decoration a', { hasText: /why/i }).first().click();
+  await page.locator('.tabs-container .tab', { hasText: `Pool.${FUNCTION}` }).first().waitFor({ timeout: 30000 });
+  const text = await until(page, 'the rationale preview with decisions', async () => {
+    const all = await framesText(page);
+    return /Decisions/.test(all) && /Fix deadlock when the pool is exhausted/.test(all) ? all : undefined;
+  }, 30000);
+  const tab = await page.locator('.tabs-container .tab', { hasText: `Pool.${FUNCTION}` }).first().innerText();
+  return `rationale tab ${JSON.stringify(tab.trim())}; ${text.includes('Rejected') || text.includes('Cause') ? 'with cause/alternatives' : ''}`;
+});
+
+check('search', async (page) => {
+  await runCommand(page, 'View: Close All Editors');
+  await page.locator('.tabs-container .tab').first().waitFor({ state: 'detached', timeout: 15000 });
+  await runCommand(page, 'WhyLens: Search Knowledge');
+  const input = page.locator('.quick-input-widget input');
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Search Knowledge' }).waitFor({ timeout: 15000 });
+  await input.pressSequentially('deadlock pool', { delay: 30 });
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Fix deadlock when the pool is exhausted' }).first();
+  await row.waitFor({ timeout: 30000 });
+  const rowText = await row.innerText();
+  if (!/2023-11-20/.test(rowText) || !/pool\.py/.test(rowText)) throw new Error(`detail line lacks date/file: ${rowText}`);
+  await page.screenshot({ path: path.join(artifacts, '4-search-results.png') });
+  // choosing it jumps to the symbol and opens its rationale
+  await row.click();
+  await page.locator('.tabs-container .tab', { hasText: FILE }).first().waitFor({ timeout: 30000 });
+  await page.locator('.tabs-container .tab', { hasText: `Pool.${FUNCTION}` }).first().waitFor({ timeout: 30000 });
+  return `row: ${JSON.stringify(rowText.replace(/\s+/g, ' '))}; choosing it opened ${FILE} and its rationale`;
+});
+
+check('pitfall', async (page) => {
+  await page.keyboard.press('Escape');
+  await openFile(page, FILE);
+  await runCommand(page, 'View: Focus Problems');
+  const hint = page.locator('.markers-panel .monaco-list-row', { hasText: 'Known pitfall' }).first();
+  await hint.waitFor({ timeout: 60000 });
+  const text = await hint.innerText();
+  const error = page.locator('.markers-panel .monaco-list-row', { hasText: 'e2e-helper' });
+  if (!(await error.count())) throw new Error('the injected error itself is not in the Problems panel');
+  return `problems: ${JSON.stringify(text.replace(/\s+/g, ' ').slice(0, 200))}`;
+});
+
+check('review', async (page) => {
+  await page.keyboard.press('Escape');
+  await runCommand(page, 'WhyLens: Suggest Review Comments');
+  const base = page.locator('.quick-input-list .monaco-list-row', { hasText: info.base || 'main' }).first();
+  await base.waitFor({ timeout: 15000 });
+  const input = page.locator('.quick-input-widget input');
+  await input.fill(info.base || 'main');
+  await base.waitFor({ timeout: 15000 });
+  await page.keyboard.press('Enter');
+  const thread = page.locator('.review-widget', { hasText: /reverted/i }).first();
+  await thread.waitFor({ timeout: 60000 });
+  await thread.scrollIntoViewIfNeeded().catch(() => undefined);
+  const text = await thread.innerText();
+  if (!/WhyLens/.test(text)) throw new Error(`thread without the WhyLens author: ${text.slice(0, 200)}`);
+  for (const action of ['Copy as GitHub review comment', 'Dismiss']) {
+    if (!(await thread.locator(`[aria-label="${action}"]`).count())) throw new Error(`no "${action}" action on the thread`);
+  }
+  await thread.locator('[aria-label="Copy as GitHub review comment"]').first().click();
+  const copied = await until(page, 'the GitHub review comment on the clipboard', async () => {
+    const clip = await page.evaluate(() => navigator.clipboard.readText());
+    return clip.includes('"side"') ? JSON.parse(clip) : undefined;
+  }, 15000);
+  if (copied.path !== FILE || !Number.isInteger(copied.line) || !copied.body) throw new Error(`bad copy: ${JSON.stringify(copied)}`);
+  return `thread: ${JSON.stringify(text.replace(/\s+/g, ' ').slice(0, 160))}; copied {path: ${copied.path}, line: ${copied.line}, side: ${copied.side}}`;
+});
+
+check('review-dismiss', async (page) => {
+  const threads = page.locator('.review-widget', { hasText: /reverted/i });
+  const before = await threads.count();
+  await threads.first().locator('[aria-label="Dismiss"]').first().click();
+  await until(page, 'the dismissed thread to disappear', async () => (await threads.count()) < before, 15000);
+  return `threads on screen: ${before} → ${await threads.count()}`;
+});
+
+check('explain-error', async (page) => {
+  await runCommand(page, 'View: Close All Editors');
+  await openFile(page, info.error_file || 'failure.log');
+  await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().click();
+  await page.keyboard.press('Control+A');
+  await runCommand(page, 'WhyLens: Explain Error');
+  await page.locator('.tabs-container .tab', { hasText: 'Preview' }).first().waitFor({ timeout: 30000 });
+  const text = await until(page, 'the known pitfalls preview', async () => {
+    const all = await framesText(page);
+    return /Known pitfall/i.test(all) && /deadlock/i.test(all) ? all : undefined;
+  }, 30000);
+  const line = text.split('\n').find((l) => /Known pitfall/i.test(l)) || '';
+  return `explained: ${JSON.stringify(line.slice(0, 160))}`;
+});
+
+(async () => {
+  fs.mkdirSync(artifacts, { recursive: true });
+  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'whylens-chromium-'));
+  const ctx = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: process.env.CHROMIUM || 'chromium',
+    headless: true,
+    viewport: { width: 1500, height: 950 },
+    permissions: ['clipboard-read', 'clipboard-write'],
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const page = ctx.pages()[0] || await ctx.newPage();
+  const results = [];
+  try {
+    await page.goto(url, { waitUntil: 'domcontentloaded' });
+    await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
+    await page.waitForSelector('.explorer-folders-view .monaco-list-row', { timeout: 60000 });
+    log('workbench ready');
+    for (const [i, { name, fn }] of checks.entries()) {
+      const shot = path.join(artifacts, `${i + 1}-${name}`);
+      try {
+        const detail = await fn(page);
+        await page.screenshot({ path: `${shot}.png` });
+        results.push({ name, ok: true, detail });
+        log(`PASS ${name}: ${detail}`);
+      } catch (e) {
+        await page.screenshot({ path: `${shot}-FAIL.png` }).catch(() => undefined);
+        results.push({ name, ok: false, detail: e.message });
+        log(`FAIL ${name}: ${e.message}`);
+      }
+    }
+  } catch (e) {
+    await page.screenshot({ path: path.join(artifacts, 'startup-FAIL.png') }).catch(() => undefined);
+    results.push({ name: 'startup', ok: false, detail: e.message });
+    log(`FAIL startup: ${e.message}`);
+  } finally {
+    fs.writeFileSync(path.join(artifacts, 'results.json'), JSON.stringify(results, null, 2) + '\n');
+    await ctx.close();
+    fs.rmSync(userDataDir, { recursive: true, force: true });
+  }
+  const failed = results.filter((r) => !r.ok);
+  log(failed.length ? `FAILED: ${failed.map((r) => r.name).join(', ')}` : `PASS: ${results.length} checks`);
+  process.exitCode = failed.length || results.length < checks.length ? 1 : 0;
+})();

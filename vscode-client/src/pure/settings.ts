@@ -1,0 +1,113 @@
+// Settings: the `whylens` section read through a tiny getter interface, so this file needs no
+// `vscode` and node:test can check it. package.json `contributes.configuration` is the contract;
+// server/whylens/config.py mirrors every key (tests/unit/test_package_json_settings.py).
+
+/** What `vscode.WorkspaceConfiguration` offers that we use. */
+export interface ConfigGetter {
+  get<T>(key: string): T | undefined;
+}
+
+/** Every key (without the `whylens.` prefix); all are sent as initializationOptions.settings. */
+export const SERVER_KEYS = [
+  'server.interpreter',
+  'index.directory',
+  'index.autoUpdate',
+  'hover.enabled',
+  'codeLens.enabled',
+  'pitfalls.enabled',
+  'pitfalls.maxPerFile',
+  'search.debounceMs',
+  'search.maxResults',
+  'trace.server',
+  'logging.level',
+] as const;
+
+export interface ClientSettings {
+  interpreter: string[];
+  indexDirectory: string;
+  searchDebounceMs: number;
+  searchMaxResults: number;
+}
+
+export interface PathContext {
+  workspaceFolder?: string;
+  userHome?: string;
+}
+
+/** `${workspaceFolder}`, `${userHome}` and a leading `~` expand; anything else is kept as is. */
+export function substituteVariables(value: string, ctx: PathContext): string {
+  let out = value;
+  if (ctx.userHome) {
+    out = out.replace(/^~(?=$|[\\/])/, ctx.userHome).replace(/\$\{userHome\}/g, ctx.userHome);
+  }
+  if (ctx.workspaceFolder) out = out.replace(/\$\{workspaceFolder\}/g, ctx.workspaceFolder);
+  return out;
+}
+
+/** The interpreter setting is a string[]; a plain string (hand-edited settings) is accepted too. */
+export function normalizeInterpreter(value: unknown, ctx: PathContext = {}): string[] {
+  const items = typeof value === 'string' ? [value] : Array.isArray(value) ? value : [];
+  return items
+    .filter((item): item is string => typeof item === 'string')
+    .map((item) => substituteVariables(item.trim(), ctx))
+    .filter((item) => item.length > 0);
+}
+
+function clampInt(value: unknown, fallback: number, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return fallback;
+  return Math.min(max, Math.max(min, Math.round(value)));
+}
+
+export function readClientSettings(cfg: ConfigGetter, ctx: PathContext = {}): ClientSettings {
+  const directory = cfg.get<string>('index.directory');
+  return {
+    interpreter: normalizeInterpreter(cfg.get('server.interpreter'), ctx),
+    indexDirectory: typeof directory === 'string' ? substituteVariables(directory.trim(), ctx) : '',
+    searchDebounceMs: clampInt(cfg.get('search.debounceMs'), 150, 0, 2000),
+    searchMaxResults: clampInt(cfg.get('search.maxResults'), 20, 1, 100),
+  };
+}
+
+/** The server's keys as the nested camelCase object config.py parses (`{hover: {enabled}}`). */
+export function serverSettings(cfg: ConfigGetter): Record<string, Record<string, unknown>> {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const key of SERVER_KEYS) {
+    const value = cfg.get<unknown>(key);
+    if (value === undefined) continue;
+    const [group, name] = key.split('.');
+    (out[group] ??= {})[name] = value;
+  }
+  return out;
+}
+
+export interface InitializationOptions {
+  indexDirectory: string | null;
+  settings: Record<string, Record<string, unknown>>;
+}
+
+/**
+ * The index folder: the setting when given, else `<workspace storage>/index`, else null (no
+ * folder open: the server falls back to its per-user cache folder).
+ */
+export function indexDirectory(setting: string, storagePath: string | undefined): string | null {
+  if (setting) return setting;
+  if (storagePath) return `${storagePath.replace(/[\\/]+$/, '')}/index`;
+  return null;
+}
+
+export function initializationOptions(
+  cfg: ConfigGetter,
+  storagePath: string | undefined,
+  ctx: PathContext = {},
+): InitializationOptions {
+  const client = readClientSettings(cfg, ctx);
+  return {
+    indexDirectory: indexDirectory(client.indexDirectory, storagePath),
+    settings: serverSettings(cfg),
+  };
+}
+
+export function sameCommand(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
+  if (!a || !b) return a === b;
+  return a.length === b.length && a.every((item, i) => item === b[i]);
+}

@@ -1,0 +1,221 @@
+// Starting, stopping and restarting the language server (`<python> -m whylens serve` over stdio).
+// Restarts are serialized (never two at once) and happen only when the interpreter changes.
+import * as os from 'os';
+import * as vscode from 'vscode';
+import { CodeLensRequest, Executable, LanguageClient, LanguageClientOptions, State } from 'vscode-languageclient/node';
+import { ClientCommands, IndexStatusParams, Notifications, ServerCommands } from './protocol';
+import { Candidate, ProbeResult, interpreterCandidates, serverCommand } from './pure/interpreter';
+import { rewriteLensCommand } from './pure/rationaleText';
+import { initializationOptions, readClientSettings, sameCommand } from './pure/settings';
+import { CoalescingQueue } from './pure/timing';
+import { probeInterpreter, pythonExtensionInterpreter } from './python';
+import { existingPrivatePython, installServer } from './setup';
+import { StatusItem } from './status';
+
+const INSTALL = 'Install in a Private Environment';
+const SET_INTERPRETER = 'Set Interpreter';
+const SHOW_LOGS = 'Show Logs';
+
+function firstFolder(): vscode.WorkspaceFolder | undefined {
+  return vscode.workspace.workspaceFolders?.[0];
+}
+
+function config(): vscode.WorkspaceConfiguration {
+  return vscode.workspace.getConfiguration('whylens', firstFolder()?.uri);
+}
+
+function pathContext() {
+  return { workspaceFolder: firstFolder()?.uri.fsPath, userHome: os.homedir() };
+}
+
+interface Resolved {
+  interpreter?: string[];
+  probes: { candidate: Candidate; probe: ProbeResult }[];
+}
+
+export class ServerManager implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private interpreter: string[] | undefined;
+  private readonly queue = new CoalescingQueue(() => this.restartNow());
+  private readonly started = new vscode.EventEmitter<LanguageClient>();
+  /** Fires after each successful start (the new server knows nothing the old one was told). */
+  readonly onDidStart = this.started.event;
+  private readonly indexReady = new vscode.EventEmitter<void>();
+  /** Fires when an index run ends (answers may have changed for what is already on screen). */
+  readonly onIndexReady = this.indexReady.event;
+  private readonly indexStates = new Map<string, string>();
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly log: vscode.LogOutputChannel,
+    private readonly status: StatusItem,
+  ) {}
+
+  /** The client when the server is running, else undefined. */
+  get running(): LanguageClient | undefined {
+    return this.client && this.client.state === State.Running ? this.client : undefined;
+  }
+
+  /** Start, or restart; concurrent calls share one queued restart. */
+  restart(): Promise<void> {
+    return this.queue.request();
+  }
+
+  /** Restart only when the interpreter that would be used now differs from the running one. */
+  async interpreterMaybeChanged(): Promise<void> {
+    const { interpreter } = await this.resolveInterpreter();
+    if (!sameCommand(interpreter, this.interpreter) || !this.client) {
+      this.log.info(`interpreter changed to ${interpreter?.join(' ') ?? '(none usable)'}: restarting`);
+      await this.restart();
+    }
+  }
+
+  /** Create the private environment with a usable base Python and switch to it. */
+  async install(): Promise<void> {
+    const { probes } = await this.resolveInterpreter();
+    const base = probes.find((p) => p.probe.python && !p.probe.pythonTooOld && p.candidate.source !== 'private-venv');
+    if (!base) {
+      void vscode.window.showErrorMessage(
+        'WhyLens: no Python 3.11 or newer was found to create the environment with. Install Python 3.11+ ' +
+          'and set "whylens.server.interpreter" to it.',
+      );
+      return;
+    }
+    const installed = await installServer(this.context, base.candidate.command, this.log);
+    if (installed) await this.restart();
+  }
+
+  private async resolveInterpreter(): Promise<Resolved> {
+    const folder = firstFolder();
+    const settings = readClientSettings(config(), pathContext());
+    const candidates = interpreterCandidates(
+      settings.interpreter,
+      settings.interpreter.length ? undefined : await pythonExtensionInterpreter(folder?.uri),
+      existingPrivatePython(this.context),
+    );
+    const probes: Resolved['probes'] = [];
+    for (const candidate of candidates) {
+      const probe = await probeInterpreter(candidate.command, folder?.uri.fsPath);
+      probes.push({ candidate, probe });
+      this.log.info(`interpreter ${candidate.command.join(' ')} (${candidate.source}): ` +
+        (probe.ok ? `Python ${probe.python}, whylens ${probe.whylens}` : probe.problem));
+      if (probe.ok) return { interpreter: candidate.command, probes };
+    }
+    return { probes };
+  }
+
+  private async restartNow(): Promise<void> {
+    await this.stopClient();
+    this.status.clientState('starting');
+    const { interpreter, probes } = await this.resolveInterpreter();
+    this.interpreter = interpreter;
+    if (!interpreter) {
+      const problem = probes[0]?.probe.problem ?? 'no Python found';
+      this.status.clientState('notInstalled', problem);
+      void this.offerInstall(problem, probes.some((p) => p.probe.python && !p.probe.pythonTooOld));
+      return;
+    }
+    const client = this.createClient(interpreter);
+    this.client = client;
+    try {
+      await client.start();
+      this.log.info(`server started: ${interpreter.join(' ')} -m whylens serve`);
+      this.started.fire(client);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      this.log.error(`the server did not start: ${message}`);
+      this.status.clientState('stopped', message);
+      const choice = await vscode.window.showErrorMessage(`WhyLens: the server did not start: ${message}`, SHOW_LOGS);
+      if (choice) this.log.show();
+    }
+  }
+
+  private async offerInstall(problem: string, canInstall: boolean): Promise<void> {
+    const buttons = canInstall ? [INSTALL, SET_INTERPRETER, SHOW_LOGS] : [SET_INTERPRETER, SHOW_LOGS];
+    const choice = await vscode.window.showErrorMessage(
+      `WhyLens: ${problem}. Install the server (\`pip install whylens\`) for that Python, ` +
+        'choose another interpreter, or let WhyLens create a private environment.',
+      ...buttons,
+    );
+    if (choice === INSTALL) await vscode.commands.executeCommand(ClientCommands.installServer);
+    else if (choice === SET_INTERPRETER) {
+      await vscode.commands.executeCommand('workbench.action.openSettings', 'whylens.server.interpreter');
+    } else if (choice === SHOW_LOGS) this.log.show();
+  }
+
+  private createClient(interpreter: string[]): LanguageClient {
+    const { command, args } = serverCommand(interpreter);
+    const folder = firstFolder();
+    const serverOptions: Executable = {
+      command,
+      args,
+      options: { cwd: folder?.uri.fsPath, env: { ...process.env, PYTHONUNBUFFERED: '1' } },
+    };
+    const lensCommand = <C extends vscode.Command>(c: C | undefined) =>
+      rewriteLensCommand(c, ServerCommands.explainSymbol, ClientCommands.showRationale);
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [{ scheme: 'file' }],
+      outputChannel: this.log,
+      traceOutputChannel: this.log,
+      initializationOptions: initializationOptions(config(), this.context.storageUri?.fsPath, pathContext()),
+      synchronize: { configurationSection: 'whylens' },
+      connectionOptions: { maxRestartCount: 3 },
+      middleware: {
+        provideCodeLenses: async (document, token, next) => {
+          const lenses = await next(document, token);
+          for (const lens of lenses ?? []) lens.command = lensCommand(lens.command);
+          return lenses;
+        },
+        resolveCodeLens: async (codeLens, token, next) => {
+          const lens = await next(codeLens, token);
+          if (lens) lens.command = lensCommand(lens.command);
+          return lens;
+        },
+      },
+    };
+    const client = new LanguageClient('whylens', 'WhyLens', serverOptions, clientOptions);
+    client.onNotification(Notifications.indexStatus, (params: IndexStatusParams) => this.onIndexStatus(client, params));
+    client.onDidChangeState((e) => {
+      if (e.newState === State.Stopped && this.client === client) this.status.clientState('stopped');
+    });
+    return client;
+  }
+
+  private onIndexStatus(client: LanguageClient, params: IndexStatusParams): void {
+    this.status.indexStatus(params);
+    const folder = params.folder ?? '';
+    const previous = this.indexStates.get(folder);
+    this.indexStates.set(folder, params.state);
+    if (params.state === 'idle' && previous !== 'idle' && client === this.client) {
+      this.refreshCodeLenses(client);
+      this.indexReady.fire();
+    }
+  }
+
+  /** Ask VS Code for the visible documents' lenses again (as `workspace/codeLens/refresh` would). */
+  private refreshCodeLenses(client: LanguageClient): void {
+    const feature = client.getFeature(CodeLensRequest.method);
+    for (const editor of vscode.window.visibleTextEditors) {
+      feature.getProvider(editor.document)?.onDidChangeCodeLensEmitter.fire();
+    }
+  }
+
+  private async stopClient(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.indexStates.clear();
+    if (!client) return;
+    try {
+      if (client.state !== State.Stopped) await client.stop(5000);
+    } catch (err) {
+      this.log.warn(`stopping the server: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    await client.dispose().catch(() => undefined);
+  }
+
+  async dispose(): Promise<void> {
+    this.started.dispose();
+    this.indexReady.dispose();
+    await this.stopClient();
+  }
+}
