@@ -5,8 +5,10 @@
 The index is GENERATED, then padded: a git repository is generated in a temporary folder (40
 Python files, one of them 2,000 lines with 200 functions; --commits commits whose messages carry
 real failure / fix / constraint prose), indexed by the real pipeline (`whylens index`), and then
-padded with synthetic units (same shape as mined ones, anchored to the repository's real symbols)
-written through `IndexStore.writer()` until the index holds --units units. --work DIR keeps the
+padded with synthetic units (same shape as mined ones; words drawn with Zipf frequencies from a
+20,000-word vocabulary; 15% anchored to the repository's 1,175 real symbols, about 13 per symbol,
+the rest to 40,000 symbols of a larger code base) written through `IndexStore.writer()` until the
+index holds --units units. --work DIR keeps the
 repository and index between runs (the padding takes a minute or two once).
 
 The real server (`python -m whylens serve`) is then driven over stdio by a pygls client, so every
@@ -47,6 +49,21 @@ FAILURES = ("TimeoutError", "ConnectionResetError", "deadlock", "memory leak", "
             "race condition", "UnicodeDecodeError", "infinite loop")
 BIG = "src/big_module.py"
 FUNCS_BIG = 200
+REAL_SHARE = 0.15  # of the padded units, this share is about the repository's real symbols
+SYNTHETIC_SYMBOLS = 40_000  # the rest: symbols of a larger code base that is not checked out
+
+
+def vocabulary(rng: random.Random, size: int = 20_000) -> tuple[list[str], list[float]]:
+    """Pseudo-words with Zipf weights, so term frequencies look like prose, not a 30-word list."""
+    syllables = ["ka", "lo", "mi", "ne", "ra", "to", "su", "ve", "di", "po", "gu", "re", "an",
+                 "el", "is", "or", "un", "ex", "ba", "zo"]
+    words = list(dict.fromkeys(WORDS + ["".join(rng.choices(syllables, k=rng.randint(2, 4)))
+                                        for _ in range(size * 2)]))[:size]
+    cumulative, total = [], 0.0
+    for rank in range(1, len(words) + 1):
+        total += 1.0 / rank
+        cumulative.append(total)
+    return words, cumulative
 
 
 def pct(values: list[float], q: float) -> float:
@@ -113,7 +130,8 @@ def build_repo(root: Path, commits: int, rng: random.Random) -> dict[str, list[s
     return files
 
 
-def pad_units(index_dir: Path, files: dict[str, list[str]], target: int, rng: random.Random) -> int:
+def pad_units(index_dir: Path, files: dict[str, list[str]], target: int, rng: random.Random,
+              real_share: float = REAL_SHARE) -> int:
     store = IndexStore(index_dir)
     reader = store.reader()
     try:
@@ -124,17 +142,28 @@ def pad_units(index_dir: Path, files: dict[str, list[str]], target: int, rng: ra
     missing = target - have
     if missing <= 0:
         return have
-    symbols = [(path, name) for path, names in files.items() for name in names]
+    real = [(path, name) for path, names in files.items() for name in names]
+    vocab, weights = vocabulary(rng)
+
+    def words(k: int) -> list[str]:
+        return rng.choices(vocab, cum_weights=weights, k=k)
+
     batch: list[Unit] = []
     writer = store.writer()
     try:
         for i in range(missing):
-            path, name = rng.choice(symbols)
+            if rng.random() < real_share:
+                path, name = rng.choice(real)
+            else:
+                n = rng.randrange(SYNTHETIC_SYMBOLS)
+                path, name = f"lib/gen{n % 97}/module_{n % 1013}.py", f"generated_{n}"
             kind = rng.choice(("pattern", "skill", "fact"))
-            a, b, failure = rng.choice(WORDS), rng.choice(WORDS), rng.choice(FAILURES)
+            a, b, c = words(3)
+            failure = rng.choice(FAILURES)
             title = {"pattern": f"{name} hits {failure} when the {a} {b} is reused",
                      "skill": f"Fixed by releasing the {a} before the {b} in {name}",
                      "fact": f"The {a} must be closed before the {b} in {name}"}[kind]
+            title += f" ({c})"
             content = f"{title} (generated unit {i})."
             batch.append(Unit(id=unit_id(kind, content), type=kind, title=title, content=content,
                               weight=0.6, context=content, commit=last, author="Generated",
@@ -159,6 +188,10 @@ class Session:
     def __init__(self, client, root: Path):
         self.client, self.root = client, root
         self.statuses: list[dict] = []
+
+        @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+        def on_register(params):
+            return None  # the watchers VS Code would install; the bench sends their events
 
         @client.feature("whylens/indexStatus")
         def on_status(params):
@@ -255,7 +288,9 @@ async def drive(root: Path, index_dir: Path, rng: random.Random, watcher: bool) 
           f"p95 {ms(pct(hovers, .95))} (goal p95 ≤ 30 ms) | floor p50 {ms(floor)} | "
           f"baseline `git log -L :fn:file` {ms(base)}")
 
-    queries = [" ".join(rng.sample(WORDS, 2)) + " " + rng.choice(FAILURES) for _ in range(60)]
+    vocab, weights = vocabulary(random.Random(7))
+    queries = [" ".join(rng.choices(vocab, cum_weights=weights, k=2)) + " " + rng.choice(FAILURES)
+               for _ in range(60)]
     searches = []
     for q in queries:
         elapsed, _ = await timed(client.protocol.send_request_async("whylens/search", {"query": q, "k": 10}))
@@ -309,6 +344,9 @@ def main() -> None:
     parser.add_argument("--units", type=int, default=100_000)
     parser.add_argument("--commits", type=int, default=300)
     parser.add_argument("--work", help="keep the generated repository and index here")
+    parser.add_argument("--real-share", type=float, default=REAL_SHARE,
+                        help="share of padded units anchored to the real symbols (1.0: all of "
+                             "them, about 85 units per symbol: the worst case)")
     parser.add_argument("--poll", action="store_true",
                         help="let the server notice the new commit by polling HEAD (as for a "
                              "client without file watchers) instead of a watcher event")
@@ -330,7 +368,7 @@ def main() -> None:
                     "--index-dir", str(index_dir), "--progress", "none"], check=True)
     print(f"pipeline index: {time.perf_counter() - start:.1f}s")
     start = time.perf_counter()
-    units = pad_units(index_dir, files, args.units, rng)
+    units = pad_units(index_dir, files, args.units, rng, args.real_share)
     print(f"index holds {units} units (padding took {time.perf_counter() - start:.1f}s)")
     asyncio.run(drive(root, index_dir, rng, watcher=not args.poll))
     print(f"work folder: {work}")

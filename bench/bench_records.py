@@ -107,26 +107,32 @@ def report(repo_path: str, labels: Path | None, size: int, rich: int, seed: int)
 
 
 def precision(path: Path, by_id: dict) -> None:
-    counts = {f: Counter() for f in FIELDS}
+    """Per-field precision over the labels, overall and per stratum (sample)."""
+    counts: dict[str, dict[str, Counter]] = {}
     seen, stale = set(), 0
     with path.open(encoding="utf-8") as handle:
         for row in csv.DictReader((line for line in handle if not line.startswith("#")), delimiter="\t"):
             if row["record_id"] not in by_id:
                 stale += 1
                 continue
-            seen.add(row["record_id"])
-            for field in FIELDS:
-                verdict = row[field].strip()
-                if verdict not in VERDICTS:
-                    raise SystemExit(f"{path}: bad verdict {verdict!r} for {row['record_id']} {field}")
-                counts[field][verdict] += 1
-    print(f"labelled records: {len(seen)} ({stale} labels name records not built in this run)")
-    for field in FIELDS:
-        c = counts[field]
-        judged = c["correct"] + c["wrong"]
-        share = f"{100 * c['correct'] / judged:.0f}%" if judged else "n/a"
-        print(f"  {field:9} precision {share:>4} (correct {c['correct']}, wrong {c['wrong']}, "
-              f"empty {c['empty']})")
+            first = row["record_id"] not in {rid for _, rid in seen}
+            seen.add((row["stratum"], row["record_id"]))
+            for stratum in (("all",) if first else ()) + (row["stratum"],):
+                for field in FIELDS:
+                    verdict = row[field].strip()
+                    if verdict not in VERDICTS:
+                        raise SystemExit(f"{path}: bad verdict {verdict!r} for {row['record_id']} {field}")
+                    counts.setdefault(stratum, {f: Counter() for f in FIELDS})[field][verdict] += 1
+    unique = len({rid for _, rid in seen})
+    print(f"labelled records: {unique} ({len(seen)} labels; {stale} name records not built in this run)")
+    for stratum, fields in counts.items():
+        print(f"  [{stratum}]")
+        for field in FIELDS:
+            c = fields[field]
+            judged = c["correct"] + c["wrong"]
+            share = f"{100 * c['correct'] / judged:.0f}%" if judged else "n/a"
+            print(f"    {field:9} precision {share:>4} (correct {c['correct']}, wrong {c['wrong']}, "
+                  f"empty {c['empty']})")
 
 
 def sample(records, size: int, rich: int, seed: int) -> list[tuple[str, object]]:

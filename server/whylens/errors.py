@@ -14,6 +14,14 @@ class GitMissingError(WhyLensError):
         super().__init__("git was not found on PATH; install git (2.25 or newer) and try again")
 
 
+class GitCommandError(WhyLensError):
+    """A git command failed for a reason the user can read in git's own words."""
+
+    def __init__(self, args: tuple[str, ...], stderr: str) -> None:
+        detail = stderr.strip().splitlines()[-1] if stderr.strip() else "no message"
+        super().__init__(f"`git {' '.join(args)}` failed: {detail}")
+
+
 class NotARepositoryError(WhyLensError):
     def __init__(self, path: str) -> None:
         super().__init__(f"{path} is not inside a git repository; pass --repo PATH to a clone")

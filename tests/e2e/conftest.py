@@ -74,3 +74,8 @@ async def client(lsp_client: LanguageClient, request, tmp_path_factory):
     await wait_for_runs(lsp_client, 1)
     yield
     await lsp_client.shutdown_session()
+
+
+def pytest_collection_modifyitems(items):
+    """Run the end-to-end tests (marked ``e2e``) after the unit tests, keeping their order."""
+    items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)

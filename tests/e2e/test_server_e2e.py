@@ -132,6 +132,18 @@ async def test_search_round_trip(client: LanguageClient):
     assert all(set(hit) >= {"id", "type", "title", "score", "commit", "url"} for hit in result["results"])
 
 
+async def test_pr_suggestions_round_trip(client: LanguageClient):
+    result = as_data(await client.protocol.send_request_async(
+        "whylens/prSuggestions", {"base": client.shas["deadlock"], "head": client.shas["timeout"]}))
+    assert result["base"] == client.shas["deadlock"]
+    assert isinstance(result["suggestions"], list)
+    for item in result["suggestions"]:
+        assert {"path", "line", "side", "kind", "body", "confidence"} <= set(item)
+    refused = await client.protocol.send_request_async(
+        "whylens/prSuggestions", {"base": "--output=/tmp/x"})
+    assert refused is None
+
+
 async def test_bad_requests_answer_null(client: LanguageClient):
     outside = client.workspace_repo.root.parent / "outside.py"
     outside.write_text("def f():\n    pass\n")

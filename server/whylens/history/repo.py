@@ -25,6 +25,7 @@ from git.exc import GitCommandNotFound, InvalidGitRepositoryError, NoSuchPathErr
 
 from whylens.errors import (  # noqa: E402
     EmptyRepositoryError,
+    GitCommandError,
     GitMissingError,
     NotARepositoryError,
     UnknownRevisionError,
@@ -47,14 +48,6 @@ READ_ONLY_COMMANDS = frozenset({
 _CONFIG_READ_FLAGS = frozenset({"--get", "--get-all", "--get-regexp", "--list", "-l", "--null",
                                 "-z", "--name-only", "--default", "--type", "--bool", "--int",
                                 "--path", "--local", "--global", "--system"})
-
-
-class GitCommandError(WhyLensError):
-    """A git command failed for a reason the user can read in git's own words."""
-
-    def __init__(self, args: tuple[str, ...], stderr: str) -> None:
-        detail = stderr.strip().splitlines()[-1] if stderr.strip() else "no message"
-        super().__init__(f"`git {' '.join(args)}` failed: {detail}")
 
 
 def _git_environment(git_dir: Path, work_tree: Path | None) -> dict[str, str]:

@@ -71,7 +71,7 @@ def split_parts(token: str) -> list[str]:
 
 
 def camel_split(segment: str) -> list[str]:
-    """``getURLForName`` → get URL For Name; ``utf8`` → utf 8 (any script's upper/lower case)."""
+    """``getURLForName`` → get URL For Name; ``utf8`` → utf 8 (upper/lower case of any script)."""
     pieces: list[str] = []
     start = 0
     for i in range(1, len(segment)):
@@ -109,7 +109,7 @@ def word_groups(text: str) -> list[WordGroup]:
     way ``text_terms`` indexes it (stemmed whole, stemmed parts)."""
     groups: list[WordGroup] = []
     seen: set[str] = set()
-    for match in _TOKEN.finditer(text):
+    for match in _TOKEN.finditer(clean_text(text)):
         raw = match.group(0).strip(".-")
         if not raw or len(raw) > MAX_TOKEN or raw.lower() in STOP_WORDS:
             continue
@@ -128,7 +128,7 @@ def word_groups(text: str) -> list[WordGroup]:
 
 def text_terms(text: str) -> Iterator[str]:
     """Every index term of ``text`` in order (what the text analyzer emits, stop words dropped)."""
-    for match in _TOKEN.finditer(text):
+    for match in _TOKEN.finditer(clean_text(text)):
         raw = match.group(0).strip(".-")
         if not raw or len(raw) > MAX_TOKEN:
             continue
@@ -166,7 +166,7 @@ def symbol_terms(value: str) -> Iterator[str]:
 
 def symbol_tails(name: str) -> list[str]:
     """Every dotted suffix of a qualified symbol, the full name first (for exact lookups)."""
-    return list(dict.fromkeys(symbol_terms(name)))
+    return list(dict.fromkeys(symbol_terms(clean_text(name))))
 
 
 def author_terms(value: str) -> Iterator[str]:
@@ -179,9 +179,18 @@ def author_terms(value: str) -> Iterator[str]:
             yield from words
 
 
+def clean_text(text: str) -> str:
+    """Text safe for UTF-8 stores (Whoosh terms, sqlite): lone surrogates become U+FFFD."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+
 def normalise_path(path: str) -> str:
-    """``./a//b/`` → ``a/b``; backslashes become slashes."""
-    path = path.strip().replace("\\", "/")
+    """``./a//b/`` → ``a/b``; backslashes become slashes; undecodable bytes become U+FFFD."""
+    path = clean_text(path).strip().replace("\\", "/")
     while path.startswith("./"):
         path = path[2:]
     return re.sub(r"/+", "/", path).strip("/")

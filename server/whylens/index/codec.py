@@ -11,7 +11,10 @@ from whylens.models import Claim, Record, ThreadUnit, Unit
 
 
 def dump(item: Unit | Record) -> str:
-    return json.dumps(asdict(item), ensure_ascii=False, separators=(",", ":"))
+    # ASCII escapes: a lone surrogate (from a badly decoded message) survives the round trip
+    # instead of failing sqlite's UTF-8 encoding
+    return json.dumps(asdict(item), ensure_ascii=True, separators=(",", ":"))
+
 
 
 def load_unit(text: str) -> Unit:

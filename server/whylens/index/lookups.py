@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 
-from whylens.index.analysis import normalise_path
+from whylens.index.analysis import clean_text, normalise_path
 from whylens.index.codec import load_record, load_unit
 from whylens.models import CommitInfo, HistoryEntry, Record, Unit
 
@@ -40,7 +40,7 @@ def _items(conn, table, links, key, name, path, loader):
         f"SELECT DISTINCT t.id, t.ts, t.json FROM {links} s JOIN {table} t ON t.id = s.{key} "
         "WHERE s.tail = ?"
     )
-    args: list = [name]
+    args: list = [clean_text(name)]
     if path:
         aliases = path_aliases(conn, path)
         files = "unit_files" if table == "units" else "record_files"
@@ -73,7 +73,7 @@ def symbol_history(conn, name: str, path: str | None = None) -> list[HistoryEntr
     moves backwards (older events under the old name or path)."""
     found: dict[tuple, HistoryEntry] = {}
     todo: list[tuple[str, list[str] | None, int | None]] = [
-        (name, path_aliases(conn, path) if path else None, None)
+        (clean_text(name), path_aliases(conn, path) if path else None, None)
     ]
     visited: set[tuple] = set()
     while todo and len(visited) < MAX_RENAME_HOPS:

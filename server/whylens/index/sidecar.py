@@ -15,7 +15,7 @@ import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 
-from whylens.index.analysis import normalise_path, symbol_tails
+from whylens.index.analysis import clean_text, normalise_path, symbol_tails
 from whylens.index.codec import dump, iso_timestamp
 from whylens.models import Commit, Record, SymbolEvent, Unit
 
@@ -96,7 +96,8 @@ def write_meta(conn: sqlite3.Connection, values: dict) -> None:
 def write_commits(conn: sqlite3.Connection, commits: Iterable[Commit]) -> None:
     rows, files = [], []
     for c in commits:
-        rows.append((c.sha, c.author, c.email, c.date, c.timestamp, c.subject, c.pr, c.skip_reason))
+        rows.append((c.sha, clean_text(c.author), clean_text(c.email), c.date, c.timestamp,
+                     clean_text(c.subject), c.pr, c.skip_reason))
         for change in c.changes:
             old = normalise_path(change.old_path) if change.old_path else None
             files.append((c.sha, normalise_path(change.path), change.status, old))
@@ -116,7 +117,7 @@ def write_units(conn: sqlite3.Connection, units: Iterable[Unit]) -> None:
     )
     conn.executemany(
         "INSERT OR IGNORE INTO unit_symbols VALUES (?, ?, ?)",
-        [(t, s, u.id) for u in units for s in u.symbols for t in symbol_tails(s)],
+        [(t, clean_text(s), u.id) for u in units for s in u.symbols for t in symbol_tails(s)],
     )
     conn.executemany(
         "INSERT OR IGNORE INTO unit_files VALUES (?, ?)",
@@ -139,7 +140,7 @@ def write_records(conn: sqlite3.Connection, records: Iterable[Record]) -> None:
     )
     conn.executemany(
         "INSERT OR IGNORE INTO record_symbols VALUES (?, ?, ?)",
-        [(t, s, r.id) for r in records for s in r.anchors for t in symbol_tails(s)],
+        [(t, clean_text(s), r.id) for r in records for s in r.anchors for t in symbol_tails(s)],
     )
     conn.executemany(
         "INSERT OR IGNORE INTO record_files VALUES (?, ?)",
@@ -151,7 +152,8 @@ def write_events(conn: sqlite3.Connection, events: Iterable[SymbolEvent]) -> Non
     conn.executemany(
         "INSERT OR REPLACE INTO events VALUES (?, ?, ?, ?, ?, ?)",
         [
-            (tail, e.commit, normalise_path(e.path), e.symbol, e.kind, e.previous)
+            (tail, e.commit, normalise_path(e.path), clean_text(e.symbol), e.kind,
+             clean_text(e.previous) if e.previous else None)
             for e in events
             for tail in symbol_tails(e.symbol)
         ],

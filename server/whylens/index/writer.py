@@ -15,7 +15,7 @@ from pathlib import Path
 from whoosh.filedb.filestore import FileStorage
 
 from whylens.index import sidecar
-from whylens.index.analysis import normalise_path
+from whylens.index.analysis import clean_text, normalise_path
 from whylens.index.codec import iso_timestamp, record_text
 from whylens.index.schema import SCHEMA_VERSION, TIMESTAMP_MAX, build_schema
 from whylens.index.store import PIPELINE_VERSION, WHOOSH_DIR, IndexStore, release_lock
@@ -47,9 +47,9 @@ def _document(doc_id, doc_type, text, symbols, files, author, date, weight) -> d
     return {
         "id": doc_id,
         "type": doc_type,
-        "text": text,
-        "paths": "\n".join(files),
-        "author": author or "",
+        "text": clean_text(text),
+        "paths": clean_text("\n".join(files)),
+        "author": clean_text(author or ""),
         "ts": min(max(iso_timestamp(date), 0), TIMESTAMP_MAX),
         "weight": float(weight),
     }

@@ -293,7 +293,8 @@ def _add(works: dict[str, _Work], work: _Work) -> None:
     if existing is None:
         works[work.id] = work
         return
-    existing.commits.extend(c for c in work.commits if c not in existing.commits)
+    known = {c.sha for c in existing.commits}
+    existing.commits.extend(c for c in work.commits if c.sha not in known)
     existing.builder.extend(work.builder.units)
     existing.raw.extend(work.raw)
     existing.partner = existing.partner or work.partner

@@ -2,21 +2,29 @@
 
 For every changed hunk: the symbols it lands in (at head), then four checks, each with a reason:
 
-- ``reverted-before``: an earlier change to this symbol was reverted (or its record was);
-- ``reintroduces-pitfall``: the added lines use the code a Pattern unit anchored to this symbol,
-  or to another symbol of the same file, names as the failure;
-- ``constraint``: a Fact anchored to this symbol names what the changed lines touch;
-- ``decision-context``: a record anchored to this symbol rejected what the added lines do, or its
-  decision is about what they change; or it was superseded.
+- ``reverted-before``: an earlier change to this symbol was reverted (or its record was), and
+  that revert is recent or the added lines share names / words with it;
+- ``reintroduces-pitfall``: the added lines use distinctive code a Pattern unit anchored to this
+  symbol, or to another symbol of the same file, names (best: inside a code span);
+- ``constraint``: a Fact anchored to this symbol states a rule (must / never / ensure …) and
+  shares names or words with the added lines;
+- ``decision-context``: a record anchored to this symbol rejected what the added lines name, or
+  its decision names what they change.
 
-Confidence per check is set out next to it; ``GATE`` drops the rest, ``cap`` keeps the best,
-and one point (path, line) or one piece of evidence never gets two suggestions.
+Confidence per check is set out next to it. ``GATE`` drops the rest; it was tuned on the replay
+benchmark (bench/replay_review.py, hand labels in bench/labels/review-requests.tsv) to keep
+precision high: a revert on the same symbol years ago, with nothing in common with the change,
+is noise, not a review comment. ``cap`` keeps the best; one point (path, line, side) or one
+piece of evidence never gets two suggestions.
 """
 
 from __future__ import annotations
 
+import re
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import datetime
 
 from whylens.models import FileChange, Record, Suggestion, Symbol, Unit
 from whylens.retrieval.citations import (
@@ -27,7 +35,8 @@ from whylens.retrieval.evidence import (
 )
 from whylens.retrieval.paths import MAX_SOURCE_BYTES
 from whylens.retrieval.text import (
-    code_span_identifiers, content_words, identifier_hits, identifiers,
+    CODE_WORDS, code_span_identifiers, content_words, identifier_hits, identifiers,
+    split_identifier,
 )
 from whylens.symbols.languages import language_for_path
 from whylens.symbols.outline import outline, symbol_at
@@ -77,9 +86,38 @@ def changed_symbols(change: FileChange, head_text: str | None) -> list[ChangedSy
     ]
 
 
+RECENT_DAYS = 180  # a revert this close to the reviewed change is worth a word on its own
+NORMATIVE = re.compile(
+    r"\b(must|never|always|should|shouldn't|required?|requires|needs? to|has to|have to|ensure"
+    r"|don't|do not|cannot|can't|only if|only when|is not allowed|not allowed)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Relevance:
+    """What the added lines share with a piece of knowledge (beyond the symbol's own name)."""
+
+    names: tuple[str, ...]  # distinctive identifiers both mention
+    words: tuple[str, ...]  # content words both use
+
+    @property
+    def relevant(self) -> bool:
+        return bool(self.names) or len(self.words) >= 3
+
+
+def relevance(texts: Iterable[str], where: ChangedSymbol) -> Relevance:
+    own = {where.symbol.name.lower(), where.symbol.short_name.lower()} if where.symbol else set()
+    own_parts = set(split_identifier(where.symbol.name)) if where.symbol else set()
+    text = "\n".join(t for t in texts if t)
+    added_ids = identifiers(where.added, distinct_only=True) - own
+    names = identifier_hits(identifiers(text, distinct_only=True) - own, added_ids)
+    words = (content_words(text) & content_words(where.added)) - own_parts - CODE_WORDS
+    return Relevance(tuple(names), tuple(sorted(words)))
+
+
 class _Engine:
-    def __init__(self, reader) -> None:
+    def __init__(self, reader, now: float) -> None:
         self.reader = reader
+        self.now = now
         self.links = web_links_from_meta(getattr(reader, "meta", None))
         self.out: list[Suggestion] = []
 
@@ -91,41 +129,48 @@ class _Engine:
             symbol=where.symbol.name if where.symbol else None,
         ))
 
+    def recent(self, timestamp: int) -> bool:
+        return 0 <= self.now - timestamp <= RECENT_DAYS * 86_400
+
     # --- the four checks -------------------------------------------------------------------
 
-    def reverted_before(self, where: ChangedSymbol, name: str, paths: list[str]) -> None:
-        history = []
-        for path in paths:
-            history = list(self.reader.symbol_history(name, path=path))
-            if history:
-                break
-        for entry in sorted(history, key=lambda e: -e.timestamp)[:MAX_HISTORY]:
+    def reverted_before(self, where: ChangedSymbol, name: str, history, units: list[Unit]) -> None:
+        """0.45, +0.25 when the revert is recent (≤ 180 days before the newest indexed commit),
+        +0.25 when the added lines share names or words with the reverted change or its revert."""
+        for entry in history[:MAX_HISTORY]:
             reverts = reverting_commits(self.reader, entry.commit)
             if not reverts:
                 continue
             revert = reverts[0]
             info = self.reader.commit_info(revert)
-            revert_text = f"{one_line(info.subject, 80)} " if info else ""
+            texts = [entry.subject, info.subject if info else ""]
+            texts += [item_text(u) for u in units if u.commit in (entry.commit, revert)]
+            rel = relevance(texts, where)
+            stamp = info.timestamp if info else entry.timestamp
+            confidence = 0.45 + (0.25 if self.recent(stamp) else 0) + (0.25 if rel.relevant else 0)
+            shared = f" It touches the same {_shared(rel)}." if rel.relevant else ""
             body = (f"An earlier change to `{name}` was reverted: “{one_line(entry.subject, 100)}” "
                     f"{change_ref(entry.commit, entry.pr, self.links)} was undone by "
-                    f"{revert_text}{commit_ref(revert, self.links)}. Check that this change does "
-                    "not bring back what made it fail.")
-            self.add(where, "reverted-before", body, 0.85, (entry.commit, revert))
+                    f"{commit_ref(revert, self.links)}.{shared} Check that this change does not "
+                    "bring back what made it fail.")
+            self.add(where, "reverted-before", body, confidence, (entry.commit, revert))
             return  # the newest reverted change speaks for the symbol
 
     def reintroduces(self, where: ChangedSymbol, patterns: list[tuple[Unit, bool]]) -> None:
-        """Added lines use code a Pattern names: in a code span (`pool.get()`) it weighs 0.3,
-        as a dotted/snake/camel name in prose 0.15 (two hits at most); its own symbol +0.1."""
-        added_ids = identifiers(where.added)
+        """Added lines use code a Pattern names: inside a code span (`pool.get()`) a name weighs
+        0.3, in prose 0.1 (two names at most); anchored to this very symbol +0.1. Only
+        distinctive names count (dotted, snake_case, camelCase; never an exception class)."""
+        added_ids = identifiers(where.added, distinct_only=True)
         if not added_ids:
             return
         for unit, own in patterns:
             spans = code_span_identifiers(unit.context)
-            hits = identifier_hits(identifiers(item_text(unit)) | spans, added_ids)
+            hits = identifier_hits(identifiers(item_text(unit), distinct_only=True) | spans,
+                                   added_ids)
             if not hits:
                 continue
             strong = [h for h in hits if h in spans]
-            weights = sorted((0.3 if h in strong else 0.15 for h in hits), reverse=True)[:2]
+            weights = sorted((0.3 if h in strong else 0.1 for h in hits), reverse=True)[:2]
             confidence = 0.35 + sum(weights) + (0.1 if own else 0.0)
             names = ", ".join(f"`{h}`" for h in (strong or hits)[:3])
             scope = "this symbol" if own else f"`{', '.join(unit.symbols[:2]) or unit.files[0]}`"
@@ -136,47 +181,66 @@ class _Engine:
             self.add(where, "reintroduces-pitfall", body, confidence, (unit.id, unit.commit))
 
     def constraints(self, where: ChangedSymbol, facts: list[Unit]) -> None:
-        changed_ids = identifiers(where.added)
-        changed_words = content_words(where.added)
+        """A Fact that states a rule (must / never / always / ensure …) and shares names or
+        words with the added lines: 0.5 + 0.15 per shared name (two) + 0.1 for three words."""
         for fact in facts:
             text = item_text(fact)
-            hits = identifier_hits(identifiers(text), changed_ids)
-            shared = content_words(text) & changed_words
-            if not hits and len(shared) < 3:
+            if not NORMATIVE.search(text):
+                continue  # a description of a change, not a rule it must keep
+            rel = relevance([text], where)
+            if not rel.relevant:
                 continue
-            confidence = 0.4 + 0.15 * min(len(hits), 2) + (0.1 if len(shared) >= 3 else 0.0)
-            confidence += 0.1 * fact.weight
+            confidence = 0.5 + 0.15 * min(len(rel.names), 2) + (0.1 if len(rel.words) >= 3 else 0)
             body = (f"A constraint recorded for `{where.symbol.name if where.symbol else where.path}`: "
                     f"“{one_line(fact.content or fact.title, 180)}” "
                     f"({change_ref(fact.commit, fact.pr, self.links)}). Does this change keep it?")
             self.add(where, "constraint", body, confidence, (fact.id, fact.commit))
 
     def decisions(self, where: ChangedSymbol, name: str, records: list[Record]) -> None:
-        added_ids, added_words = identifiers(where.added), content_words(where.added)
+        """A reverted record scores like ``reverted_before``; a rejected alternative the added
+        lines name 0.7 (+0.1 per name); a decision whose names the added lines change 0.55+."""
         for record in records:
             outcome = record_outcome(self.reader, record, records)
             ref = record_ref(record, self.links)
             if outcome == "reverted":
+                rel = relevance([record.title, _decision(record)], where)
+                recent = self.recent(_timestamp(record.date))
+                confidence = 0.45 + (0.25 if recent else 0) + (0.25 if rel.relevant else 0)
                 body = (f"{ref} “{one_line(record.title, 100)}” changed `{name}` and was reverted; "
                         "check this change does not repeat it.")
-                self.add(where, "reverted-before", body, 0.8, (record.id,))
+                self.add(where, "reverted-before", body, confidence, (record.id,))
                 continue
+            decided = {c.text.strip() for c in record.decision} | {record.title.strip()}
             for claim in record.rejected:
-                hits = identifier_hits(identifiers(claim.text), added_ids)
-                shared = content_words(claim.text) & added_words
-                if hits or len(shared) >= 3:
+                if claim.text.strip() in decided:
+                    continue  # a distillation that put the same sentence on both sides
+                rel = relevance([claim.text], where)
+                if rel.names:
                     body = (f"{ref} considered and rejected this: “{one_line(claim.text, 160)}”. "
                             f"It decided: “{one_line(_decision(record), 160)}” (distilled, unreviewed).")
-                    self.add(where, "decision-context", body, 0.7 + 0.1 * min(len(hits), 2),
+                    self.add(where, "decision-context", body, 0.7 + 0.1 * min(len(rel.names), 2),
                              (record.id,))
                     break
             else:
-                hits = identifier_hits(identifiers(_decision(record)), added_ids)
-                if len(hits) >= 2 or (outcome == "superseded" and hits):
+                rel = relevance([_decision(record)], where)
+                if len(rel.names) >= 2 or (outcome == "superseded" and rel.names):
                     body = (f"`{name}` is as it is because of {ref}: “{one_line(_decision(record), 180)}” "
                             "(distilled, unreviewed). This change touches what it decided.")
-                    self.add(where, "decision-context", body, 0.55 + 0.05 * min(len(hits), 3),
+                    self.add(where, "decision-context", body, 0.55 + 0.05 * min(len(rel.names), 3),
                              (record.id,))
+
+
+def _shared(rel: Relevance) -> str:
+    if rel.names:
+        return "code: " + ", ".join(f"`{n}`" for n in rel.names[:3])
+    return "subject: " + ", ".join(rel.words[:4])
+
+
+def _timestamp(date: str) -> int:
+    try:
+        return int(datetime.fromisoformat(date).timestamp())
+    except (TypeError, ValueError):
+        return 0
 
 
 def _decision(record: Record) -> str:
@@ -187,13 +251,15 @@ def _decision(record: Record) -> str:
 
 def review(reader, repo_root, changes: list[FileChange],
            read_head: Callable[[str], str | None], *, cap: int = DEFAULT_CAP,
-           gate: float = GATE) -> list[Suggestion]:
+           gate: float = GATE, now: float | None = None) -> list[Suggestion]:
     """Suggestions for ``changes`` (a diff base → head), best first, at most ``cap``.
 
     ``read_head(path)`` returns the file's text at head (the working tree by default), or None.
     ``repo_root`` is kept for callers that resolve paths; the engine itself reads nothing else.
+    ``now`` (unix seconds) is when the review happens, for "recent"; default: the newest
+    indexed commit (so an old repository's history is judged by its own clock).
     """
-    engine = _Engine(reader)
+    engine = _Engine(reader, _review_time(reader) if now is None else now)
     for change in changes or ():
         if change.binary:
             continue
@@ -211,9 +277,10 @@ def _check_symbol(engine: _Engine, where: ChangedSymbol, paths: list[str],
     own_patterns: list[Unit] = []
     if where.symbol is not None:
         name = where.symbol.name
-        engine.reverted_before(where, name, paths)
         units = _first_nonempty(lambda p: reader.units_for_symbol(name, path=p), paths)
         units = [u for u in units if name in u.symbols]
+        history = _first_nonempty(lambda p: reader.symbol_history(name, path=p), paths)
+        engine.reverted_before(where, name, sorted(history, key=lambda e: -e.timestamp), units)
         own_patterns = [u for u in units if u.type == "pattern"]
         engine.constraints(where, [u for u in units if u.type == "fact"])
         records = _first_nonempty(lambda p: reader.records_for_symbol(name, path=p), paths)
@@ -221,6 +288,12 @@ def _check_symbol(engine: _Engine, where: ChangedSymbol, paths: list[str],
     own_ids = {u.id for u in own_patterns}
     patterns = [(u, True) for u in own_patterns] + [(u, False) for u in neighbours if u.id not in own_ids]
     engine.reintroduces(where, patterns)
+
+
+def _review_time(reader) -> float:
+    last = (getattr(reader, "meta", None) or {}).get("last_sha")
+    info = reader.commit_info(last) if last else None
+    return float(info.timestamp) if info else time.time()
 
 
 def _file_pitfalls(reader, paths: list[str]) -> list[Unit]:

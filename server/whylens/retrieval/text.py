@@ -47,8 +47,10 @@ def content_words(text: str) -> set[str]:
     return {w for w in words if len(w) >= 3 and w not in STOP_WORDS and not w.isdigit()}
 
 
-def identifiers(text: str) -> set[str]:
-    """Code-looking tokens: dotted names, snake_case, camelCase, calls; lower-cased."""
+def identifiers(text: str, distinct_only: bool = False) -> set[str]:
+    """Code-looking tokens: dotted names, snake_case, camelCase, calls; lower-cased.
+
+    ``distinct_only``: only names that point at one thing (see ``distinctive``)."""
     found: set[str] = set()
     for match in _IDENT.finditer(text or ""):
         token = match.group(0)
@@ -59,7 +61,8 @@ def identifiers(text: str) -> set[str]:
         )
         lowered = token.lower()
         if looks_like_code and len(token) >= 3 and lowered not in _NOT_CODE \
-                and lowered.rsplit(".", 1)[-1] not in _FILE_ENDINGS:
+                and lowered.rsplit(".", 1)[-1] not in _FILE_ENDINGS \
+                and (not distinct_only or distinctive(token)):
             found.add(lowered)
     return found
 
@@ -113,6 +116,23 @@ def code_span_identifiers(text: str) -> set[str]:
     """Identifiers written inside inline code spans (`pool.get()`): prose naming code on purpose."""
     found: set[str] = set()
     for span in _CODE_SPAN.findall(text or ""):
-        found |= identifiers(span)
-        found |= {t.lower() for t in re.findall(r"[A-Za-z_]\w{2,}", span) if "_" in t}
+        found |= identifiers(span, distinct_only=True)
     return found
+
+
+# Words every piece of code has; they say nothing about what a change is about.
+CODE_WORDS = frozenset("""
+    self cls def class return returns import from elif else raise pass lambda async await yield
+    function const var let this super args kwargs none true false null nil int str dict list
+    tuple bool bytes string object len isinstance print assert try except finally with while
+    break continue global nonlocal public private static void new func package struct impl
+""".split())
+_FAILURE_NAME = re.compile(r"(error|exception|warning|timeout|fault)$")
+
+
+def distinctive(identifier: str) -> bool:
+    """A name that points at one thing: dotted, snake_case or camelCase, and not a failure class
+    (code mentioning ``ValueError`` is not reintroducing a failure)."""
+    bare = identifier.strip("_")
+    return ("." in bare or "_" in bare or re.search(r"[a-z][A-Z]", identifier) is not None) \
+        and not _FAILURE_NAME.search(identifier.lower())

@@ -14,7 +14,7 @@ shifted, subtree and all, instead of being extracted again.
 from __future__ import annotations
 
 import logging
-from bisect import bisect_right
+from bisect import bisect_right, insort
 
 from tree_sitter import Node, QueryCursor, Tree
 
@@ -157,14 +157,15 @@ def _extract(language: str, source: bytes, tree: Tree, reuse: _Reuse | None) -> 
                 new_keys.append(key)
             elif node.start_byte < seen[1].start_byte:  # the outer node (decorators) wins
                 found[key] = (kind, node, captures)
+        new_keys.sort(key=lambda k: (found[k][1].start_byte, -found[k][1].end_byte))
         for key in new_keys:
             kind, node, _ = found[key]
-            if node.id == top.id:
-                continue
+            if node.id == top.id or _inside_any(node, copied_spans):
+                continue  # the search's own root, or already copied with its parent
             protos = reuse.copy(node, kind) if reuse is not None else None
             if protos:
                 copied.extend(protos)
-                copied_spans.append((node.start_byte, node.end_byte))
+                insort(copied_spans, (node.start_byte, node.end_byte))
             else:
                 queue.append(node)
     protos = copied + [_proto(language, source, kind, node, captures)
@@ -176,10 +177,12 @@ def _extract(language: str, source: bytes, tree: Tree, reuse: _Reuse | None) -> 
 
 
 def _inside_any(node: Node, spans: list[tuple[int, int]]) -> bool:
+    """Whether ``node`` lies inside one of ``spans`` (sorted, disjoint)."""
     if not spans:
         return False
-    start, end = node.start_byte, node.end_byte
-    return any(s <= start and end <= e for s, e in spans)
+    start = node.start_byte
+    k = bisect_right(spans, (start, float("inf"))) - 1
+    return k >= 0 and spans[k][0] <= start and node.end_byte <= spans[k][1]
 
 
 def _proto(language: str, source: bytes, kind: str, node: Node, captures: dict) -> Proto:

@@ -96,10 +96,12 @@ class Outline:
         loaded = grammar(self.language)
         if self.tree is None or loaded is None or start >= end:
             return []
+        # only the subtree holding [start, end) is searched
+        node = self.tree.root_node.descendant_for_byte_range(start, end) or self.tree.root_node
         cursor = QueryCursor(loaded[2])
         cursor.set_byte_range(start, end)
         spans = []
-        for nodes in cursor.captures(self.tree.root_node).values():
+        for nodes in cursor.captures(node).values():
             spans.extend((n.start_byte, n.end_byte) for n in nodes if start <= n.start_byte < end)
         spans.sort()
         return spans

@@ -39,12 +39,14 @@ if os.environ.get("DIE_AFTER_WHOOSH_COMMIT"):  # the worst moment: Whoosh commit
             os.kill(os.getpid(), signal.SIGKILL)
     IndexWriter._write_whoosh = dying
 
-path, rebuild, batches, per_batch = sys.argv[1], sys.argv[2] == "1", int(sys.argv[3]), int(sys.argv[4])
+path, rebuild = sys.argv[1], sys.argv[2] == "1"
+batches, per_batch = int(sys.argv[3]), int(sys.argv[4])
 store = IndexStore(path)
 done = set()
 if store.exists() and not rebuild:
     with store.reader() as reader:
-        done = {n for n in range(batches * per_batch) if reader.has_commit(hashlib.sha1(b"c%d" % n).hexdigest())}
+        done = {n for n in range(batches * per_batch)
+                if reader.has_commit(hashlib.sha1(b"c%d" % n).hexdigest())}
 writer = store.writer(rebuild=rebuild)
 print("open", flush=True)
 for b in range(batches):
@@ -75,7 +77,8 @@ def run_writer(path, rebuild=False, kill_after=None, delay=0.0, env=None):
     proc = subprocess.Popen(
         [sys.executable, "-c", WRITER_SCRIPT, str(path), "1" if rebuild else "0", str(BATCHES),
          str(PER_BATCH)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, **(env or {})},
     )
     lines = []
     for line in proc.stdout:

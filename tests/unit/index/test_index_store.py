@@ -20,7 +20,8 @@ def ids(results):
 @pytest.fixture
 def corpus(build):
     c1 = build.commit("c1", 1, "Retry on connection reset", files=["src/adapters.py"])
-    c2 = build.commit("c2", 2, "Stream large bodies", files=["src/models.py"], author="Grace Hopper")
+    c2 = build.commit("c2", 2, "Stream large bodies", files=["src/models.py"],
+                      author="Grace Hopper")
     units = [
         build.unit("u1", c1, "Retry on connection reset",
                    "HTTPAdapter.send fails with ConnectionResetError when the pool is stale",
@@ -52,7 +53,8 @@ def test_round_trip(index_dir, corpus):
         assert reader.search("stream", path="lib") == []
         assert ids(reader.search("stream", author="grace")) == ["u2"]
         assert reader.search("stream", author="ada") == []
-        assert ids(reader.search("pool", since="2023-11-15", until=commits[0].timestamp + 1)) == ["u1"]
+        until = commits[0].timestamp + 1
+        assert ids(reader.search("pool", since="2023-11-15", until=until)) == ["u1"]
         assert reader.search("pool", since="2030-01-01") == []
         assert reader.search("the of and") == []  # nothing searchable
         assert [u.id for u in reader.iter_units()] == ["u1", "u2"]
@@ -154,7 +156,8 @@ def test_remove_commits_forgets_units_events_and_records(index_dir, corpus, buil
         writer.add_commits(commits)
         writer.add_units(units)
         writer.add_records([record])
-        writer.add_events([SymbolEvent(commits[0].sha, "src/adapters.py", "HTTPAdapter.send", "body")])
+        writer.add_events([SymbolEvent(commits[0].sha, "src/adapters.py", "HTTPAdapter.send",
+                                       "body")])
         writer.add_reverts([(commits[1].sha, commits[0].sha)])
     with store.writer() as writer:
         writer.remove_commits([commits[0].sha])
@@ -270,3 +273,17 @@ def test_default_location_is_outside_the_repo_and_stable(tmp_path, monkeypatch):
     other = tmp_path / "elsewhere" / "myproj"
     other.mkdir(parents=True)
     assert default_index_dir(other) != first
+
+
+def test_odd_text_round_trips(index_dir, build):
+    c = build.commit("odd", 1, files=["dir/ünï\udccd.py"])
+    odd = build.unit("odd", c, "Lone \udcff surrogate and emoji 🎉", "naïve café " * 20_000
+                     + "zebra\x00crossing " + "y" * 5000, files=["dir/ünï\udccd.py"])
+    empty = build.unit("empty", c, "", "")
+    with IndexStore(index_dir).writer() as writer:
+        writer.add_commits([c])
+        writer.add_units([odd, empty])
+    with IndexStore(index_dir).reader() as reader:
+        assert reader.unit("odd") == odd and reader.unit("empty") == empty
+        assert ids(reader.search("surrogate zebra")) == ["odd"]
+        assert ids(reader.search("café", path="dir/ünï\udccd.py")) == ["odd"]

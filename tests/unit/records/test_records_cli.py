@@ -104,3 +104,51 @@ def test_drain_through_a_loopback_model(indexed, index_dir, capsys):
         assert len(server.requests) == 1
     finally:
         server.close()
+
+
+def test_a_killed_drain_resumes(make_repo, index_dir, capsys):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    repo = make_repo()
+    repo.commit("Add a Session that sends requests", {"session.py": SESSION})
+    repo.commit("Pass the timeout (#34)\n\nRequests hung because no timeout was set.", {"session.py": SESSION_FIXED})
+    repo.commit("Keep the old adapter (#35)\n\nWe considered a new adapter instead.", {"session.py": SESSION})
+    assert main(["index", "--repo", str(repo.root), "--index-dir", str(index_dir)]) == 0
+    capsys.readouterr()
+    answer = json.dumps({"problem": None, "cause": [], "decision": [{"text": "Distilled.", "unit": "U1"}],
+                         "rejected": [], "anchors": []})
+    argv = [sys.executable, "-m", "whylens", "records", "drain", "--limit", "5", "--json",
+            "--repo", str(repo.root), "--index-dir", str(index_dir)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+
+    first = Replay([(200, answer, 0), (200, answer, 30)])  # the second answer never comes in time
+    try:
+        (index_dir / "whylens.toml").write_text(
+            f'[llm.distill]\nendpoint = "{first.settings.endpoint}"\nmodel = "m"\ntimeout = 60\n')
+        proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 60
+        while len(first.requests) < 2 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        assert len(first.requests) == 2, proc.communicate()
+        proc.send_signal(signal.SIGKILL)  # killed while the second record is in flight
+        proc.wait()
+    finally:
+        first.close()
+
+    second = Replay([(200, answer, 0)])
+    try:
+        (index_dir / "whylens.toml").write_text(
+            f'[llm.distill]\nendpoint = "{second.settings.endpoint}"\nmodel = "m"\ntimeout = 60\n')
+        code, out, _ = run(capsys, "records", "drain", "--limit", "5", "--json",
+                           "--repo", str(repo.root), "--index-dir", str(index_dir))
+        data = json.loads(out)
+        assert code == 0 and len(data["done"]) == 1 and data["requests"] == 1  # only the unfinished one
+        assert data["written"] == 2 and data["queue"] == {"done": 2}  # the first one's durable result too
+    finally:
+        second.close()
+    code, out, _ = run(capsys, "records", "list", "--json", "--repo", str(repo.root), "--index-dir", str(index_dir))
+    assert {r["distilled_by"] for r in json.loads(out)} == {"model"}

@@ -82,9 +82,10 @@ def test_problem_is_title_plus_opening_and_decision_falls_back_to_the_summary():
     fields = extract_fields("Fix hang on dead hosts", units)
     assert fields.problem == Claim("Fix hang on dead hosts — Requests to a dead host never return.", "U2")
     assert fields.decision == ()  # "Fix X" names the problem, not the approach
-    guarded = extract_fields("Close dead sockets", units)
+    guarded = extract_fields("Close dead sockets", (ThreadUnit("U1", "", "description", "Close dead sockets"),))
     assert guarded.decision == (Claim("Close dead sockets", "U1"),)
-    assert extract_fields("Fix hang", units, opening=False).problem == Claim("Fix hang", "U1")
+    assert extract_fields("Fix hang on dead hosts", units, opening=False).problem == \
+        Claim("Fix hang on dead hosts", "U1")
 
 
 def test_supersedes_refs_and_pr_suffix():

@@ -79,3 +79,16 @@ def test_select_gates_caps_and_never_repeats_a_point():
     assert all(k.line != 2 for k in kept)  # evidence "x" already used
     assert all(k.confidence >= GATE for k in kept)
     assert select(many, cap=0) == []
+
+
+def test_an_old_unrelated_revert_stays_silent_but_a_related_one_speaks(pool_repo):
+    repo, shas, reader = pool_repo
+    years_later = 1_700_000_000 + 5 * 365 * 86_400
+    repo.write("src/pool.py", POOL_V5.replace("self.count += 1", "self.count += 2"))
+    assert [s for s in _review(repo, reader, now=years_later) if s.kind == "reverted-before"] == []
+    related = POOL_V5.replace("        self.count += 1\n",
+                              "        if item.closed:\n            self.reject_closed(item, 'closed connection')\n"
+                              "        self.count += 1\n")
+    repo.write("src/pool.py", related)
+    out = [s for s in _review(repo, reader, now=years_later) if s.kind == "reverted-before"]
+    assert len(out) == 1 and "closed" in out[0].body and out[0].confidence >= GATE

@@ -24,6 +24,17 @@ def has_knowledge(counts) -> bool:
 
 
 def register(server: WhyLensServer) -> None:
+    cache: dict[tuple, dict] = {}  # (root, reader generation, path) → knowledge_counts(path)
+
+    def counts_for(doc) -> dict:
+        """One knowledge_counts per file and index generation: resolve reuses the lens pass's."""
+        key = (doc.ws.root, doc.ws.generation, doc.path)
+        if key not in cache:
+            if len(cache) >= 32:
+                cache.pop(next(iter(cache)))
+            cache[key] = doc.ws.reader.knowledge_counts(doc.path)
+        return cache[key]
+
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=True))
     @guarded
     def code_lens(ls: WhyLensServer, params: types.CodeLensParams) -> list[types.CodeLens] | None:
@@ -32,7 +43,7 @@ def register(server: WhyLensServer) -> None:
         doc = ls.documents.get(params.text_document.uri)
         if doc is None or doc.ws.reader is None or not doc.symbols:
             return None
-        counts = doc.ws.reader.knowledge_counts(doc.path)
+        counts = counts_for(doc)
         codec = ls.workspace.position_codec
         return [
             types.CodeLens(range=positions.name_range(codec, doc.lines, symbol),
@@ -49,7 +60,7 @@ def register(server: WhyLensServer) -> None:
         ws = ls.resolve_workspace(uri) if isinstance(uri, str) else None
         doc = ls.documents.get(uri) if ws is not None else None
         if doc is not None and doc.ws.reader is not None and isinstance(name, str):
-            counts = doc.ws.reader.knowledge_counts(doc.path).get(name)
+            counts = counts_for(doc).get(name)
             if counts:
                 title = lens_title(counts)
         lens.command = types.Command(title=title, command=protocol.CMD_EXPLAIN_SYMBOL,
