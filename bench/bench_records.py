@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import random
 import subprocess
 import sys
@@ -106,14 +107,22 @@ def report(repo_path: str, labels: Path | None, size: int, rich: int, seed: int)
         print_sample(records, outcomes, size, rich, seed)
 
 
+def fields_sha(record) -> str:
+    """What a label judged: the first claim of each field (a changed rule output makes it stale)."""
+    first = [record.problem] + [next(iter(getattr(record, f)), None) for f in FIELDS[1:]]
+    text = "|".join(c.text if c else "" for c in first)
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:10]
+
+
 def precision(path: Path, by_id: dict) -> None:
     """Per-field precision over the labels, overall and per stratum (sample)."""
     counts: dict[str, dict[str, Counter]] = {}
     seen, stale = set(), 0
     with path.open(encoding="utf-8") as handle:
         for row in csv.DictReader((line for line in handle if not line.startswith("#")), delimiter="\t"):
-            if row["record_id"] not in by_id:
-                stale += 1
+            record = by_id.get(row["record_id"])
+            if record is None or row.get("fields_sha") not in (None, "", fields_sha(record)):
+                stale += 1  # not built, or its fields changed since they were judged
                 continue
             first = row["record_id"] not in {rid for _, rid in seen}
             seen.add((row["stratum"], row["record_id"]))
@@ -124,7 +133,8 @@ def precision(path: Path, by_id: dict) -> None:
                         raise SystemExit(f"{path}: bad verdict {verdict!r} for {row['record_id']} {field}")
                     counts.setdefault(stratum, {f: Counter() for f in FIELDS})[field][verdict] += 1
     unique = len({rid for _, rid in seen})
-    print(f"labelled records: {unique} ({len(seen)} labels; {stale} name records not built in this run)")
+    print(f"labelled records: {unique} ({len(seen)} labels used; {stale} stale: the record is gone "
+          "or its fields changed since labelling, so re-label those)")
     for stratum, fields in counts.items():
         print(f"  [{stratum}]")
         for field in FIELDS:

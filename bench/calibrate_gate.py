@@ -16,6 +16,7 @@ repositories (ties: higher recall). Reproducible: same mirrors, labels and code 
 from __future__ import annotations
 
 import argparse
+import shutil
 import statistics
 import subprocess
 import sys
@@ -66,6 +67,8 @@ def ensure_index(mirror: str, index_dir: Path, reindex: bool) -> float | None:
     """Index with the real CLI unless an index is already there; returns seconds spent."""
     if IndexStore(index_dir).exists() and not reindex:
         return None
+    if reindex and index_dir.exists():
+        shutil.rmtree(index_dir)  # `whylens index` alone would find it up to date
     started = time.monotonic()
     subprocess.run(
         [sys.executable, "-m", "whylens", "index", "--repo", mirror, "--index-dir",

@@ -10,6 +10,7 @@ Newest commits come first and are flushed every few seconds, so a big backfill a
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -25,7 +26,8 @@ from whylens.index.location import default_index_dir
 from whylens.index.store import PIPELINE_VERSION, IndexStore
 from whylens.knowledge.extract import extract_units
 from whylens.models import Commit
-from whylens.records.history import build_records, revert_pairs
+from whylens.records.github import load_export, merge_tracker
+from whylens.records.history import build_records, coalesce_with, revert_pairs
 from whylens.symbols.anchor import Anchorer
 
 # progress(phase, done, total): phase is "mine" while commits stream, then "records", "commit".
@@ -102,76 +104,90 @@ def run_index(
         if mode == "up-to-date":
             summary.seconds = time.monotonic() - started
             return summary
-
+        prior_meta = store.read_meta() if store.exists() else {}
         summary.commits_total = repo.count(head, exclude=exclude)
         report("mine", 0, summary.commits_total)
-        already = store.reader() if mode == "resumed" else None  # what a killed run wrote
         links = WebLinks.from_remote(repo.remote_url() or "")
-        ignore = repo.ignore_revs()
 
-        with BlobReader(repo) as blobs, store.writer(rebuild=(mode == "full")) as writer:
+        with contextlib.ExitStack() as stack:
+            # What earlier runs stored: skipped when resuming, merged into when adding records.
+            previous = None if mode == "full" else stack.enter_context(
+                contextlib.closing(store.reader()))
+            blobs = stack.enter_context(BlobReader(repo))
+            writer = stack.enter_context(store.writer(rebuild=(mode == "full")))
             writer.set_meta(pipeline_version=PIPELINE_VERSION, repo=str(repo.root), rev=rev,
                             shallow=repo.is_shallow, web_base=links.base if links else None,
-                            web_kind=links.kind if links else None, complete_head=None)
+                            web_kind=links.kind if links else None, complete_head=None,
+                            github_export=prior_meta.get("github_export"))
             anchorer = Anchorer(blobs.read, attributes=repo.gitattributes(head))
-            mined: list[Commit] = []
-            batch: list[Commit] = []
-            events_by_commit: dict[str, list] = {}
-            next_flush = time.monotonic() + FIRST_FLUSH_SECONDS
-            interval = FIRST_FLUSH_SECONDS
-            seen = 0
-            for commit in walk(repo, head, exclude=exclude):
-                seen += 1
-                if already is not None and already.has_commit(commit.sha):
-                    continue
-                if commit.sha in ignore and commit.skip_reason is None:
-                    commit = replace(commit, skip_reason="ignored")
-                events = anchorer.events(commit) if len(commit.parents) <= 1 else []
-                events_by_commit[commit.sha] = events
-                symbols = tuple(dict.fromkeys(e.symbol for e in events))
-                files = tuple(c.path for c in commit.changes)
-                units = extract_units(commit, files=files, symbols=symbols)
-                writer.add_units(units)
-                writer.add_events(events)
-                summary.units += len(units)
-                summary.events += len(events)
-                if commit.skip_reason:
-                    summary.filtered[commit.skip_reason] += 1
-                slim = _slim(commit)
-                mined.append(slim)
-                batch.append(slim)
-                if len(batch) >= BATCH_COMMITS:
-                    writer.add_commits(batch)
-                    batch = []
-                    report("mine", seen, summary.commits_total)
-                if time.monotonic() > next_flush:
-                    writer.add_commits(batch)
-                    batch = []
-                    writer.flush()
-                    interval = min(interval * 2, MAX_FLUSH_SECONDS)
-                    next_flush = time.monotonic() + interval
-            writer.add_commits(batch)
-            summary.commits_indexed = len(mined)
-            report("mine", seen, summary.commits_total)
-
+            skip = previous.has_commit if mode == "resumed" else None
+            mined, events = _mine(walk(repo, head, exclude=exclude), anchorer, writer, skip,
+                                  summary, report)
             report("records", 0, 1)
-            records = build_records(mined, events_by_commit)
-            writer.add_records(records)
-            writer.add_reverts(revert_pairs(mined))
-            summary.records = len(records)
+            _write_records(writer, mined, events, previous, prior_meta.get("github_export"),
+                           summary)
             summary.files_skipped.update(anchorer.stats.get("skipped", {}))
-            stats = dict(anchorer.stats)
             report("commit", 0, 1)
-            writer.set_meta(
-                last_sha=head, complete_head=head, indexed_at=_now(),
-                anchor_stats=_jsonable(stats),
-            )
+            writer.set_meta(last_sha=head, complete_head=head, indexed_at=_now(),
+                            anchor_stats=_jsonable(dict(anchorer.stats)))
             writer.commit()
-        if already is not None:
-            already.close()
     summary.seconds = time.monotonic() - started
     report("done", summary.commits_indexed, summary.commits_total)
     return summary
+
+
+def _mine(commits, anchorer, writer, skip, summary: IndexSummary, report: Progress):
+    """Anchor and extract every new commit, writing as it goes; returns slim commits + events."""
+    mined: list[Commit] = []
+    batch: list[Commit] = []
+    events_by_commit: dict[str, list] = {}
+    next_flush = time.monotonic() + FIRST_FLUSH_SECONDS
+    interval = FIRST_FLUSH_SECONDS
+    seen = 0
+    for commit in commits:
+        seen += 1
+        if skip is not None and skip(commit.sha):
+            continue
+        events = anchorer.events(commit) if len(commit.parents) <= 1 else []
+        events_by_commit[commit.sha] = events
+        symbols = tuple(dict.fromkeys(e.symbol for e in events))
+        units = extract_units(commit, files=tuple(c.path for c in commit.changes),
+                              symbols=symbols)
+        writer.add_units(units)
+        writer.add_events(events)
+        summary.units += len(units)
+        summary.events += len(events)
+        if commit.skip_reason:
+            summary.filtered[commit.skip_reason] += 1
+        slim = _slim(commit)
+        mined.append(slim)
+        batch.append(slim)
+        if len(batch) >= BATCH_COMMITS:
+            writer.add_commits(batch)
+            batch = []
+            report("mine", seen, summary.commits_total)
+        if time.monotonic() > next_flush:
+            writer.add_commits(batch)
+            batch = []
+            writer.flush()
+            interval = min(interval * 2, MAX_FLUSH_SECONDS)
+            next_flush = time.monotonic() + interval
+    writer.add_commits(batch)
+    summary.commits_indexed = len(mined)
+    report("mine", seen, summary.commits_total)
+    return mined, events_by_commit
+
+
+def _write_records(writer, mined, events_by_commit, previous, export_dir, summary) -> None:
+    """Decision records of the new commits, merged with stored ones and the tracker export."""
+    records = build_records(mined, events_by_commit)
+    if previous is not None:  # an issue fixed across two runs keeps all its work
+        records = coalesce_with(records, previous.record)
+    elif export_dir and Path(export_dir).is_dir():  # a rebuild re-applies the imported export
+        records = merge_tracker(records, load_export(export_dir), mined, events_by_commit)
+    writer.add_records(records)
+    writer.add_reverts(revert_pairs(mined))
+    summary.records = len(records)
 
 
 def _jsonable(stats: dict) -> dict:

@@ -2,10 +2,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { installSteps, interpreterCandidates, parseProbe, probeCommand, serverCommand, venvPython } from '../../vscode-client/src/pure/interpreter';
 
-test('an explicit setting is the only candidate', () => {
+test('an explicit setting replaces the automatic choices; the private venv stays the fallback', () => {
   assert.deepEqual(interpreterCandidates(['/x/python'], ['/ext/python'], '/venv/bin/python'), [
     { command: ['/x/python'], source: 'setting' },
+    { command: ['/venv/bin/python'], source: 'private-venv' },
   ]);
+  assert.deepEqual(interpreterCandidates(['/x/python'], ['/ext/python'], undefined), [{ command: ['/x/python'], source: 'setting' }]);
 });
 
 test('otherwise: Python extension, private venv, python3 — without duplicates', () => {
@@ -36,7 +38,7 @@ test('a missing server names the interpreter and the import error', () => {
   });
   assert.equal(r.ok, false);
   assert.equal(r.pythonTooOld, undefined);
-  assert.match(r.problem!, /not installed for `\/usr\/bin\/python3`/);
+  assert.match(r.problem!, /not installed for "\/usr\/bin\/python3"/);
   assert.match(r.problem!, /No module named/);
 });
 
@@ -49,7 +51,7 @@ test('an old Python is reported as too old even when whylens imports', () => {
 });
 
 test('a command that is missing or not Python gives a readable problem', () => {
-  assert.match(parseProbe(['nope'], { code: null, stdout: '', stderr: '', spawnError: 'command not found' }).problem!, /cannot run `nope`: command not found/);
+  assert.match(parseProbe(['nope'], { code: null, stdout: '', stderr: '', spawnError: 'command not found' }).problem!, /cannot run "nope": command not found/);
   assert.match(parseProbe(['/bin/false'], { code: 1, stdout: '', stderr: '' }).problem!, /not a working Python \(exit code 1\)/);
   assert.match(parseProbe(['x'], { code: 2, stdout: 'garbage', stderr: 'SyntaxError: bad\n' }).problem!, /SyntaxError: bad/);
 });

@@ -60,6 +60,8 @@ async def test_initialize_and_progress(client: LanguageClient):
     assert states[0] == "indexing" and "idle" in states
     idle = next(s for s in statuses(client) if s["state"] == "idle")
     assert idle["units"] > 0 and idle["folder"] == client.workspace_repo.root.as_uri()
+    # Server logs reach the client as window/logMessage.
+    assert any("index updated" in m.message for m in client.log_messages)
 
 
 async def test_hover_on_a_function_with_history_uses_the_unsaved_buffer(client: LanguageClient):
@@ -160,10 +162,31 @@ async def test_bad_requests_answer_null(client: LanguageClient):
     assert await client.workspace_execute_command_async(types.ExecuteCommandParams(
         command="whylens.server.explainSymbol", arguments=[{"nonsense": True}])) is None
     binary.unlink()
+    huge = client.workspace_repo.root / "huge.py"
+    huge.write_text("def f():\n    pass\n" * 150_000)  # 2.4 MB: generated code, no answers
+    assert await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=huge.as_uri()),
+        position=types.Position(line=0, character=5))) is None
+    huge.unlink()
     # The server is still there and answering.
     why = as_data(await client.protocol.send_request_async("whylens/why", {
         "uri": session_uri(client), "position": name_position(BUFFER, "def send(", "send")}))
     assert why["symbol"]["name"] == "Session.send" and why["markdown"]
+
+
+async def test_settings_changes_are_pulled_and_applied(client: LanguageClient):
+    def settings_logged(count: int):
+        return lambda: sum("settings:" in m.message for m in client.log_messages) >= count
+
+    before = sum("settings:" in m.message for m in client.log_messages)
+    client.set_configuration({"hover": {"enabled": False}}, section="whylens")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    await wait_until(client, types.WINDOW_LOG_MESSAGE, settings_logged(before + 1))
+    assert await hover(client, BUFFER, "def send(", "send") is None
+    client.set_configuration({"hover": {"enabled": True}}, section="whylens")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    await wait_until(client, types.WINDOW_LOG_MESSAGE, settings_logged(before + 2))
+    assert await hover(client, BUFFER, "def send(", "send") is not None
 
 
 async def test_a_new_commit_shows_up_after_the_incremental_update(client: LanguageClient):

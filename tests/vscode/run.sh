@@ -12,6 +12,10 @@
 #                          (default /tmp/whylens-vscode-e2e; ~1 GB; reruns skip the installs)
 #      PORT                loopback port for code-server (default 18090)
 #      SKIP_APT=1          never call apt-get (chromium + libkrb5-dev must then be present)
+#      WHYLENS_E2E_INSTALL=1  also test "Install in a Private Environment": the editor is given
+#                          WHYLENS_E2E_BASE_PYTHON (default /usr/bin/python3, which must NOT have
+#                          whylens) and pip-installs the packaged wheel + its dependencies, so this
+#                          mode needs a package index; off by default (CI stays offline for PyPI)
 # Needs the npm registry (and Debian's, when chromium or libkrb5-dev is missing). Exit 0 = PASS.
 set -euo pipefail
 
@@ -83,7 +87,9 @@ fi
 BUILD="$CACHE/build"
 rm -rf "$BUILD"; mkdir -p "$BUILD/helper"
 [ -x "$REPO/node_modules/.bin/esbuild" ] && [ -d "$REPO/node_modules/@vscode/vsce" ] || (cd "$REPO" && npm ci --no-audit --no-fund)
-(cd "$REPO" && npm run --silent package -- --out "$BUILD/whylens.vsix") > "$BUILD/package.log" 2>&1 \
+PACKAGE_ARGS=(--out "$BUILD/whylens.vsix")
+[ "${WHYLENS_E2E_INSTALL:-0}" = 1 ] && PACKAGE_ARGS+=(--with-wheel)
+(cd "$REPO" && PYTHON="$PYTHON" npm run --silent package -- "${PACKAGE_ARGS[@]}") > "$BUILD/package.log" 2>&1 \
   || { cat "$BUILD/package.log"; die "building the .vsix failed"; }
 cp "$REPO/tests/vscode/helper-extension/"{package.json,extension.js} "$BUILD/helper/"
 cp "$REPO/LICENSE" "$BUILD/helper/LICENSE"
@@ -95,11 +101,17 @@ log "built $(basename "$BUILD/whylens.vsix") ($(stat -c %s "$BUILD/whylens.vsix"
 # --- 6. the workspace: a git repository with a known history; fresh editor profile
 rm -rf "$RUN"; mkdir -p "$RUN/ud/User" "$RUN/ext"
 WORKSPACE_INFO=$("$PYTHON" "$REPO/tests/vscode/make_workspace.py" "$RUN/ws"); export WORKSPACE_INFO
+EDITOR_PYTHON=$PYTHON
+if [ "${WHYLENS_E2E_INSTALL:-0}" = 1 ]; then
+  EDITOR_PYTHON=${WHYLENS_E2E_BASE_PYTHON:-/usr/bin/python3}
+  "$EDITOR_PYTHON" -c 'import whylens' 2>/dev/null && die "$EDITOR_PYTHON already has whylens: the install test needs one without"
+  export WHYLENS_E2E_INSTALL
+fi
 log "workspace: $WORKSPACE_INFO"
 field() { "$PYTHON" -c 'import json,os,sys; print(json.loads(os.environ["WORKSPACE_INFO"])[sys.argv[1]])' "$1"; }
 export WHYLENS_E2E_ERROR_FILE=$(field file) WHYLENS_E2E_ERROR_LINE=$(field error_line)
 export WHYLENS_E2E_ERROR_MESSAGE="RuntimeError: deadlock: every thread hung, the pool is exhausted"
-"$PYTHON" - "$RUN/ud/User/settings.json" "$PYTHON" <<'EOF'
+"$PYTHON" - "$RUN/ud/User/settings.json" "$EDITOR_PYTHON" <<'EOF'
 import json, sys
 json.dump({
     "workbench.startupEditor": "none",

@@ -35,8 +35,8 @@ async function until(page, what, probe, timeoutMs = 30000, everyMs = 250) {
   throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}`);
 }
 
-async function runCommand(page, title) {
-  await page.keyboard.press('Escape');
+async function runCommand(page, title, { escape = true } = {}) {
+  if (escape) await page.keyboard.press('Escape'); // (Escape would also clear an editor selection)
   await page.keyboard.press('F1');
   const input = page.locator('.quick-input-widget input');
   await input.waitFor({ state: 'visible', timeout: 15000 });
@@ -91,8 +91,30 @@ async function framesText(page) {
 }
 
 const checks = [];
+let currentShot = ''; // path prefix of the running check's screenshots
+
+/** A screenshot in the middle of a check (the check's own is taken when it ends). */
+async function extraShot(page, suffix) {
+  await page.screenshot({ path: `${currentShot}-${suffix}.png` });
+}
 function check(name, fn) {
   checks.push({ name, fn });
+}
+
+if (process.env.WHYLENS_E2E_INSTALL === '1') {
+  // The interpreter lacks the server: the client offers to install it into a private environment.
+  check('install', async (page) => {
+    const button = page.locator('.notifications-toasts .monaco-button', { hasText: 'Install in a Private Environment' }).first();
+    await button.waitFor({ timeout: 60000 });
+    await extraShot(page, 'offer');
+    await button.click();
+    await page.locator('.notifications-toasts', { hasText: /Installing the WhyLens server|Creating a private/ }).first()
+      .waitFor({ timeout: 60000 });
+    await extraShot(page, 'progress');
+    await openFile(page, FILE);
+    await hoverText(page, FUNCTION, /deadlock/i, 600000);
+    return 'installed into the private environment; the hover works';
+  });
 }
 
 check('hover', async (page) => {
@@ -111,6 +133,21 @@ check('codelens', async (page) => {
   const title = await lens.innerText();
   if (!/decision|pitfall|changed/.test(title)) throw new Error(`unexpected lens title: ${title}`);
   return `lens: ${JSON.stringify(title)}`;
+});
+
+check('status', async (page) => {
+  // the language status item sits behind the "{ } Python" entry of the status bar
+  const entry = page.locator('[id="status.languageStatus"]').first();
+  await entry.waitFor({ timeout: 15000 });
+  const text = await until(page, 'the WhyLens status with counts', async () => {
+    await entry.click();
+    const hover = page.locator('.monaco-hover, .context-view', { hasText: 'WhyLens' }).filter({ visible: true }).first();
+    await hover.waitFor({ timeout: 3000 }).catch(() => undefined);
+    const all = (await hover.count()) ? await hover.innerText() : '';
+    return /\d+ units? · \d+ records?/.test(all) ? all : undefined;
+  }, 30000, 500);
+  const line = text.split('\n').find((l) => /units?/.test(l)) || text;
+  return `status: ${JSON.stringify(line.trim())}`;
 });
 
 check('rationale', async (page) => {
@@ -135,7 +172,7 @@ check('search', async (page) => {
   await row.waitFor({ timeout: 30000 });
   const rowText = await row.innerText();
   if (!/2023-11-20/.test(rowText) || !/pool\.py/.test(rowText)) throw new Error(`detail line lacks date/file: ${rowText}`);
-  await page.screenshot({ path: path.join(artifacts, '4-search-results.png') });
+  await extraShot(page, 'results');
   // choosing it jumps to the symbol and opens its rationale
   await row.click();
   await page.locator('.tabs-container .tab', { hasText: FILE }).first().waitFor({ timeout: 30000 });
@@ -191,10 +228,13 @@ check('review-dismiss', async (page) => {
 
 check('explain-error', async (page) => {
   await runCommand(page, 'View: Close All Editors');
-  await openFile(page, info.error_file || 'failure.log');
+  // git-excluded, so quick open skips it: open it from the explorer
+  const name = info.error_file || 'failure.log';
+  await page.locator('.explorer-folders-view .monaco-list-row', { hasText: name }).first().click();
+  await page.locator('.tabs-container .tab.active', { hasText: name }).first().waitFor({ timeout: 15000 });
   await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().click();
   await page.keyboard.press('Control+A');
-  await runCommand(page, 'WhyLens: Explain Error');
+  await runCommand(page, 'WhyLens: Explain Error', { escape: false });
   await page.locator('.tabs-container .tab', { hasText: 'Preview' }).first().waitFor({ timeout: 30000 });
   const text = await until(page, 'the known pitfalls preview', async () => {
     const all = await framesText(page);
@@ -224,6 +264,7 @@ check('explain-error', async (page) => {
     log('workbench ready');
     for (const [i, { name, fn }] of checks.entries()) {
       const shot = path.join(artifacts, `${i + 1}-${name}`);
+      currentShot = shot;
       try {
         const detail = await fn(page);
         await page.screenshot({ path: `${shot}.png` });

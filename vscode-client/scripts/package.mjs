@@ -23,7 +23,7 @@ fs.rmSync(wheels, { recursive: true, force: true });
 if (args.includes('--with-wheel')) {
   // The server wheel lets "Install in a Private Environment" work without finding whylens on PyPI.
   const python = process.env.PYTHON ?? 'python3';
-  run(python, ['-m', 'pip', 'wheel', '--no-deps', '--no-build-isolation', '--quiet', '-w', wheels, root]);
+  run(python, ['-m', 'pip', 'wheel', '--no-deps', '--quiet', '-w', wheels, root]);
 }
 const vsce = path.join(root, 'node_modules/@vscode/vsce/vsce');
 run(process.execPath, [vsce, 'package', '--no-dependencies', '--out', out]);

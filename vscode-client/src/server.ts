@@ -133,8 +133,8 @@ export class ServerManager implements vscode.Disposable {
   private async offerInstall(problem: string, canInstall: boolean): Promise<void> {
     const buttons = canInstall ? [INSTALL, SET_INTERPRETER, SHOW_LOGS] : [SET_INTERPRETER, SHOW_LOGS];
     const choice = await vscode.window.showErrorMessage(
-      `WhyLens: ${problem}. Install the server (\`pip install whylens\`) for that Python, ` +
-        'choose another interpreter, or let WhyLens create a private environment.',
+      `WhyLens: ${problem}. Install it there ("pip install whylens"), choose another interpreter, ` +
+        'or let WhyLens create a private environment for it.',
       ...buttons,
     );
     if (choice === INSTALL) await vscode.commands.executeCommand(ClientCommands.installServer);

@@ -77,7 +77,7 @@ export async function installServer(
     log.error(`installing the server failed: ${message}`);
     if (message !== 'cancelled') {
       const choice = await vscode.window.showErrorMessage(
-        `WhyLens: installing the server failed: ${message}. Install it yourself with \`pip install whylens\` ` +
+        `WhyLens: installing the server failed: ${message}. Install it yourself ("pip install whylens") ` +
           'and set "whylens.server.interpreter" to that Python.',
         'Show Logs',
       );

@@ -30,7 +30,7 @@ log = logging.getLogger(__name__)
 
 REOPEN_EVERY_S = 2.0  # while a run is going, pick up what it flushed this often
 REPORT_EVERY_S = 0.2  # progress notifications at most this often
-POLL_EVERY_S = 1.0  # HEAD polling for clients without file watchers
+POLL_EVERY_S = 0.5  # HEAD polling for clients without file watchers (3 tiny file reads)
 
 
 class IndexRunError(Exception):
@@ -157,7 +157,6 @@ class IndexManager:
             self._status(ws, "error", None, "the index could not be opened after indexing")
         else:
             self._status(ws, "idle", 100, _summary_text(summary))
-        self.server.after_reindex(ws)
 
     async def _spawn(self, ws: RepoWorkspace, token, cancelled) -> dict:
         ws.index_dir.parent.mkdir(parents=True, exist_ok=True)

@@ -8,15 +8,17 @@ Requests, client → server (each answers ``null`` when it cannot answer; never 
   uri?: str}`` → the CLI's ``search --json`` object ``{query, abstained, results: [{id, type, title,
   content, score, commit, author, date, files, symbols, source, url, ...}]}``.
   ``uri`` (any file or folder URI) picks the workspace; default: the first indexed one.
-- ``whylens/why`` ``{uri: str, position: Position}`` → ``{path, symbol: {name, kind, startLine,
-  endLine} | null, summary, history: [...], units: [...], records: [...], outcomes: [[id, status]],
-  markdown}`` (history/units/records items are the fields of ``models.HistoryEntry``/``Unit``/
-  ``Record``, snake_case as in ``why --json``); ``null`` when nothing is known.
+- ``whylens/why`` ``{uri: str, position: Position}`` → ``models.Story`` as data
+  (``dataclasses.asdict``: ``{path, symbol: {name, kind, start_line, end_line, name_line, name_col,
+  name_end_col} | null, history: [HistoryEntry], units: [Unit], records: [Record], outcomes:
+  [[record id, status]], summary}``, snake_case field names as in ``models.py``) plus ``known``
+  and ``markdown`` (the full rationale); ``null`` when nothing is known.
 - ``whylens/explainError`` ``{text: str, uri?: str}`` → ``{count, pitfalls: [{id, type, title,
   reason, score, line, url, fix: {id, title, url} | null}], markdown}``; ``null`` without an index.
-- ``whylens/prSuggestions`` ``{base?: str, head?: str, uri?: str}`` → ``{suggestions: [{path, line,
-  side, kind, body, confidence, evidence, symbol}]}`` (``whylens pr-comments --format json``, run
-  as a child process: the review reads git).
+- ``whylens/prSuggestions`` ``{base?: str, head?: str, uri?: str}`` → ``{base, head, suggestions:
+  [{path, line, side, kind, body, confidence, evidence, symbol}]}`` (what ``whylens pr-comments
+  --format json`` prints, run as a child process: the review reads git); ``base``/``head``
+  default to the merge base with the default branch / the working tree.
 
 Notifications:
 
@@ -29,8 +31,9 @@ Notifications:
 Commands (``workspace/executeCommand``; the ``whylens.server.`` prefix marks server commands):
 
 - ``whylens.server.explainSymbol`` arguments ``[uri: str, symbol: str]`` (the code lens form) or
-  ``[{uri: str, symbol?: str, position?: Position}]`` → the symbol's full story as markdown (str),
-  or ``null``. It is the command of every WhyLens code lens.
+  ``[{uri?: str, path?: str, symbol?: str, position?: Position}]`` (``path`` relative to the first
+  repository) → the symbol's full story as markdown (str), or ``null``. It is the command of
+  every WhyLens code lens.
 - ``whylens.server.reindex`` arguments ``[]`` or ``[folderUri]`` → ``null``; starts an index run.
 """
 

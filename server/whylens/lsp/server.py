@@ -1,9 +1,10 @@
 """The WhyLens language server: state on a ``LanguageServer`` subclass, features from modules.
 
-Lifecycle: ``initialize`` stores the options snapshot; ``initialized`` reads the settings, finds
-the repository of every workspace folder (a folder that is not one gets ONE message and no
-answers), opens the existing indexes, then tells the features (``on_ready`` hooks), e.g. the
-indexing feature starts its child process.
+Lifecycle: ``initialize`` applies the options snapshot (``initializationOptions.settings``);
+``initialized`` finds the repository of every workspace folder (a folder that is not one, or a
+missing git, gets ONE message and no answers), opens the existing indexes, pulls the settings with
+``workspace/configuration``, then tells the features (``on_ready`` hooks): the indexing feature
+starts its child process.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pygls.uris import to_fs_path
 
 from whylens import __version__
 from whylens.config import Settings, parse_settings
-from whylens.errors import WhyLensError
+from whylens.errors import GitMissingError, WhyLensError
 from whylens.lsp import logs, protocol
 from whylens.lsp.documents import Documents
 from whylens.lsp.workspaces import RepoWorkspace, Workspaces, find_repository, index_dir_for
@@ -43,8 +44,6 @@ class WhyLensServer(LanguageServer):
         self.documents = Documents(self)
         self.features: list[str] = []
         self.on_ready: list[Callable[[], Any]] = []  # called once the workspaces are known
-        self.on_settings: list[Callable[[Settings, Settings], Any]] = []  # (new, previous)
-        self.on_reindexed: list[Callable[[RepoWorkspace], Any]] = []
         self.loop: asyncio.AbstractEventLoop | None = None
         self.index_manager = None  # an indexer.IndexManager when the indexing feature is loaded
         self.log_handler = logs.install(self)
@@ -100,10 +99,6 @@ class WhyLensServer(LanguageServer):
         task.add_done_callback(done)
         return task
 
-    def after_reindex(self, ws: RepoWorkspace) -> None:
-        for hook in self.on_reindexed:
-            _call_logged(hook, ws)
-
     # ---- settings and workspaces ------------------------------------------------------------
 
     def apply_settings(self, raw: Any) -> None:
@@ -111,11 +106,10 @@ class WhyLensServer(LanguageServer):
         if problems:
             self.show_once("settings:" + "|".join(problems),
                            "WhyLens settings: " + "; ".join(problems))
-        previous, self.settings = self.settings, settings
+        if settings != self.settings:
+            log.info("settings: %s", settings)
+        self.settings = settings
         self.log_handler.setLevel(logs.LEVEL_BY_SETTING[settings.logging.level])
-        if settings != previous:
-            for hook in self.on_settings:
-                _call_logged(hook, settings, previous)
 
     async def pull_settings(self) -> None:
         """``workspace/configuration`` for section ``whylens`` (when the client supports it)."""
@@ -146,6 +140,10 @@ class WhyLensServer(LanguageServer):
             return None
         try:
             root, git_dir = find_repository(Path(path))
+        except GitMissingError as exc:
+            self.workspaces.refused.add(uri)
+            self.show_once("git-missing", f"WhyLens: {exc}. WhyLens stays idle until then.")
+            return None
         except WhyLensError as exc:
             self.workspaces.refused.add(uri)
             self.show_once(f"folder:{uri}", f"WhyLens: {exc}. WhyLens stays idle for this folder.")
@@ -175,13 +173,14 @@ class WhyLensServer(LanguageServer):
         return found[0]
 
 
-def _call_logged(fn: Callable, *args: Any) -> None:
+def _call_logged(server: WhyLensServer, fn: Callable) -> None:
+    """Run a hook; a coroutine becomes a logged background task; a failure is logged."""
     try:
-        result = fn(*args)
+        result = fn()
         if asyncio.iscoroutine(result):
-            asyncio.ensure_future(result)
+            server.run_task(result, getattr(fn, "__qualname__", "hook"))
     except Exception:
-        log.exception("%s failed", getattr(fn, "__name__", fn))
+        log.exception("%s failed", getattr(fn, "__qualname__", fn))
 
 
 def _register_core(server: WhyLensServer) -> None:
@@ -202,7 +201,7 @@ def _register_core(server: WhyLensServer) -> None:
             ls.add_folder(uri, several=len(folders) > 1)
         await ls.pull_settings()
         for hook in ls.on_ready:
-            _call_logged(hook)
+            _call_logged(ls, hook)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def did_change_folders(ls: WhyLensServer,

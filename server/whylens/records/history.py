@@ -169,6 +169,26 @@ def coalesce(old: Record, new: Record) -> Record:
     )
 
 
+def coalesce_with(records: list[Record], stored) -> list[Record]:
+    """Records of an incremental run merged into what is stored under the same ids.
+
+    ``stored(record_id) -> Record | None`` reads the index. Work seen again with no new commit
+    (a resumed run) keeps the stored record, so a tracker-enriched record is not lost.
+    """
+    out = []
+    for record in records:
+        old = stored(record.id)
+        if old is None:
+            out.append(record)
+        elif set(record.fixing_commits) <= set(old.fixing_commits):
+            out.append(record if set(record.fixing_commits) == set(old.fixing_commits)
+                       and old.fix_edge_source == record.fix_edge_source and old.distilled_by == "rules"
+                       else old)
+        else:
+            out.append(coalesce(old, record))
+    return out
+
+
 def _stronger_edge(a: str, b: str) -> str:
     rank = {"provider": 2, "text": 1, "none": 0}
     return a if rank.get(a, 0) >= rank.get(b, 0) else b

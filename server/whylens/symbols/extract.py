@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 # definition (tree-sitter skips deeper subtrees: most of a file's nodes are expressions).
 SEARCH_DEPTH = 5
 _RUBY_CONTAINERS = METHOD_CONTAINERS | {"module"}
+_WHITESPACE = frozenset(b" \t\r\n\f\v")
 # Where a definition's body sits, tried in order (field paths from the definition node).
 _BODY_PATHS = (("body",), ("definition", "body"), ("value", "body"), ("type", "body"))
 
@@ -72,108 +73,176 @@ def reparse_outline(previous: Outline, source: bytes,
 
 
 class _Reuse:
-    """Which definitions of the new version can be copied from the previous outline."""
+    """Which definitions of the previous outline survive an edit untouched, and where to look."""
 
     def __init__(self, previous: Outline, source: bytes, starts: list[int],
                  ranges: list[tuple[int, int, int, int]], edited: Tree, tree: Tree) -> None:
         self.previous = previous
         prev_starts, prev_len, new_len = previous.line_starts(), len(previous.source), len(source)
-        regions = []  # changed spans in the new version, and shifts after each edit
-        shifts = []
+        self.old_regions: list[tuple[int, int]] = []  # edited spans in the previous version
+        self.shifts: list[tuple[int, int, int]] = []  # (previous end, byte delta, row delta)
+        new_regions = []  # their replacements in the new version
         delta_bytes = delta_rows = 0
-        for p_row, p_count, n_row, n_count in sorted(ranges, key=lambda r: r[2]):
-            n_start, n_end = offset(starts, n_row, new_len), offset(starts, n_row + n_count,
-                                                                    new_len)
-            p_start, p_end = offset(prev_starts, p_row, prev_len), offset(
-                prev_starts, p_row + p_count, prev_len)
-            regions.append((n_start, n_end))
+        for p_row, p_count, n_row, n_count in sorted(ranges):
+            p_start = offset(prev_starts, p_row, prev_len)
+            p_end = offset(prev_starts, p_row + p_count, prev_len)
+            n_start = offset(starts, n_row, new_len)
+            n_end = offset(starts, n_row + n_count, new_len)
+            # widened over surrounding whitespace: a definition that ended next to the edit in
+            # one version may end a few blank lines before it in the other
+            self.old_regions.append(_widen(previous.source, p_start, p_end))
+            new_regions.append(_widen(source, n_start, n_end))
             delta_bytes += (n_end - n_start) - (p_end - p_start)
             delta_rows += n_count - p_count
-            shifts.append((n_end, delta_bytes, delta_rows))
-        regions.extend((r.start_byte, r.end_byte) for r in tree.changed_ranges(edited))
-        self.regions = sorted(regions)
-        self.shift_ends = [s[0] for s in shifts]
-        self.shifts = shifts
-        self.by_start = {}
-        for index, d in enumerate(previous.definitions):
-            self.by_start.setdefault(d.proto.start, index)
+            self.shifts.append((p_end, delta_bytes, delta_rows))
+        self.shift_ends = [shift[0] for shift in self.shifts]
+        new_regions.extend((r.start_byte, r.end_byte) for r in tree.changed_ranges(edited))
+        self.new_regions = _merge(new_regions)
 
-    def _touches_change(self, start: int, end: int) -> bool:
-        for r_start, r_end in self.regions:  # few regions per change
-            if r_start <= end and start <= r_end:
-                return True
-        return False
-
-    def copy(self, node: Node, kind: str) -> list[Proto] | None:
-        """The shifted protos of ``node``'s definition and everything inside it, or None."""
-        start, end = node.start_byte, node.end_byte
-        if self._touches_change(start, end):
-            return None
-        k = bisect_right(self.shift_ends, start) - 1
-        delta_bytes, delta_rows = (self.shifts[k][1], self.shifts[k][2]) if k >= 0 else (0, 0)
-        index = self.by_start.get(start - delta_bytes)
+    def copies(self) -> tuple[list[Proto], list[tuple[int, int]]]:
+        """Shifted protos of every untouched definition (with its subtree), and their spans."""
+        copied: list[Proto] = []
+        spans: list[tuple[int, int]] = []
         defs = self.previous.definitions
-        if index is None:
-            return None
-        top = defs[index].proto
-        if top.end - top.start != end - start or top.kind != kind:
-            return None
-        copied = []
-        for d in defs[index:]:
-            p = d.proto
-            if p.start >= top.end:
-                break
-            copied.append(Proto(
-                p.start + delta_bytes, p.end + delta_bytes, p.body + delta_bytes, p.kind, p.own,
-                p.scope, p.start_row + delta_rows, p.end_row + delta_rows,
-                p.name_row + delta_rows, p.name_col, p.name_end_col, p.open_ended))
-        return copied
+        until = -1
+        probes = []
+        for index, d in enumerate(defs):
+            top = d.proto
+            if top.start < until:
+                continue
+            k = bisect_right(self.shift_ends, top.start) - 1
+            delta_bytes, delta_rows = self.shifts[k][1:] if k >= 0 else (0, 0)
+            if _touches(self.old_regions, top.start, top.end) or _touches(
+                    self.new_regions, top.start + delta_bytes, top.end + delta_bytes):
+                if not _touches(self.old_regions, top.start, top.start):
+                    # it starts in unchanged text: look for it there, however it now ends
+                    probes.append((top.start + delta_bytes, top.start + delta_bytes))
+                continue
+            until = top.end
+            spans.append((top.start + delta_bytes, top.end + delta_bytes))
+            for inner in defs[index:]:
+                p = inner.proto
+                if p.start >= top.end:
+                    break
+                copied.append(p if not (delta_bytes or delta_rows) else Proto(
+                    p.start + delta_bytes, p.end + delta_bytes, p.body + delta_bytes, p.kind,
+                    p.own, p.scope, p.start_row + delta_rows, p.end_row + delta_rows,
+                    p.name_row + delta_rows, p.name_col, p.name_end_col, p.open_ended))
+        self.search_regions = _merge(self.new_regions + probes)
+        return copied, spans
+
+
+def _widen(source: bytes, start: int, end: int) -> tuple[int, int]:
+    while start > 0 and source[start - 1] in _WHITESPACE:
+        start -= 1
+    while end < len(source) and source[end] in _WHITESPACE:
+        end += 1
+    return start, end
+
+
+def _touches(regions: list[tuple[int, int]], start: int, end: int) -> bool:
+    """Whether [start, end] meets any of the (closed) ``regions``."""
+    return any(r_start <= end and start <= r_end for r_start, r_end in regions)
+
+
+def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for s, e in sorted(spans):
+        if merged and s <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(e, merged[-1][1]))
+        else:
+            merged.append((s, e))
+    return merged
 
 
 def _extract(language: str, source: bytes, tree: Tree, reuse: _Reuse | None) -> Outline:
     outline = Outline(language, source, tree)
     query = grammar(language)[1]
-    found: dict[int, tuple[str, Node, dict]] = {}  # name start byte → (kind, node, captures)
-    copied: list[Proto] = []
-    copied_spans: list[tuple[int, int]] = []
-    queue = [tree.root_node]
+    if reuse is None:
+        protos = [_proto(language, source, *row) for row in _search(query, tree.root_node)]
+    else:
+        protos, spans = reuse.copies()
+        rows = _search_regions(query, tree.root_node, reuse.search_regions, len(source))
+        rows = [row for row in rows if not _inside_any(row[1], spans)]
+        if any(_conflicts(row[1], spans) for row in rows):
+            # the new tree disagrees with a copied definition (error recovery can stretch a
+            # node far past the edit): extract everything afresh
+            protos = [_proto(language, source, *row) for row in _search(query, tree.root_node)]
+        else:
+            protos += [_proto(language, source, *row) for row in rows]
+    protos.sort(key=lambda p: (p.start, -p.end))
+    _build(outline, protos)
+    return outline
+
+
+def _match_rows(cursor: QueryCursor, node: Node, found: dict) -> list[int]:
+    """Record the definitions ``cursor`` matches under ``node``; return the new keys."""
+    new_keys = []
+    for _, captures in cursor.matches(node):
+        kind = def_node = None
+        for key, nodes in captures.items():
+            if key.startswith("definition."):
+                kind, def_node = key[11:], nodes[0]
+        anchor = captures.get("name") or captures.get("impl.type")
+        if def_node is None or not anchor:
+            continue
+        key = anchor[0].start_byte  # one definition per name node: the outer node wins
+        seen = found.get(key)
+        if seen is None:
+            found[key] = (kind, def_node, captures)
+            new_keys.append(key)
+        elif def_node.start_byte < seen[1].start_byte:
+            found[key] = (kind, def_node, captures)
+    return new_keys
+
+
+def _search(query, root: Node) -> list[tuple[str, Node, dict]]:
+    """Definitions within ``SEARCH_DEPTH`` levels of the root or of another definition."""
+    found: dict[int, tuple[str, Node, dict]] = {}
+    queue = [root]
     while queue:
         top = queue.pop()
         cursor = QueryCursor(query)
         cursor.set_max_start_depth(SEARCH_DEPTH)
-        new_keys = []
-        for _, captures in cursor.matches(top):
-            kind = node = None
-            for key, nodes in captures.items():
-                if key.startswith("definition."):
-                    kind, node = key[11:], nodes[0]
-            anchor = captures.get("name") or captures.get("impl.type")
-            if node is None or not anchor:
-                continue
-            key = anchor[0].start_byte
-            seen = found.get(key)
-            if seen is None:
-                found[key] = (kind, node, captures)
-                new_keys.append(key)
-            elif node.start_byte < seen[1].start_byte:  # the outer node (decorators) wins
-                found[key] = (kind, node, captures)
-        new_keys.sort(key=lambda k: (found[k][1].start_byte, -found[k][1].end_byte))
-        for key in new_keys:
-            kind, node, _ = found[key]
-            if node.id == top.id or _inside_any(node, copied_spans):
-                continue  # the search's own root, or already copied with its parent
-            protos = reuse.copy(node, kind) if reuse is not None else None
-            if protos:
-                copied.extend(protos)
-                insort(copied_spans, (node.start_byte, node.end_byte))
-            else:
+        for key in _match_rows(cursor, top, found):
+            node = found[key][1]
+            if node.id != top.id:
                 queue.append(node)
-    protos = copied + [_proto(language, source, kind, node, captures)
-                       for kind, node, captures in found.values()
-                       if not _inside_any(node, copied_spans)]
-    protos.sort(key=lambda p: (p.start, -p.end))
-    _build(outline, protos)
-    return outline
+    return list(found.values())
+
+
+def _search_regions(query, root: Node, regions: list[tuple[int, int]],
+                    length: int) -> list[tuple[str, Node, dict]]:
+    """Definitions meeting ``regions``, kept by the same depth rule as ``_search``."""
+    found: dict[int, tuple[str, Node, dict]] = {}
+    for start, end in regions:
+        cursor = QueryCursor(query)
+        cursor.set_byte_range(max(start - 1, 0), min(end + 1, length))
+        _match_rows(cursor, root, found)
+    rows = sorted(found.values(), key=lambda row: (row[1].start_byte, -row[1].end_byte))
+    accepted: set[int] = set()
+    kept = []
+    for row in rows:
+        node, distance = row[1], 0
+        while True:
+            node = node.parent
+            distance += 1
+            if node is None:
+                ok = distance - 1 <= SEARCH_DEPTH
+                break
+            if node.id in accepted:
+                ok = distance <= SEARCH_DEPTH
+                break
+        if ok:
+            accepted.add(row[1].id)
+            kept.append(row)
+    return kept
+
+
+def _conflicts(node: Node, spans: list[tuple[int, int]]) -> bool:
+    """A fresh definition that starts where a copied one does, or straddles one's edge."""
+    start, end = node.start_byte, node.end_byte
+    return any(start == s or s < start < e < end or start < s < end < e for s, e in spans)
 
 
 def _inside_any(node: Node, spans: list[tuple[int, int]]) -> bool:

@@ -22,6 +22,13 @@ log = logging.getLogger(__name__)
 
 # A function directly inside one of these is a method.
 METHOD_CONTAINERS = frozenset({"class", "struct", "interface", "trait", "impl", "enum"})
+# Every comment contains one of these (a cheap test before querying the tree for comments).
+_C_LIKE = (b"//", b"/*")
+COMMENT_MARKERS: dict[str, tuple[bytes, ...]] = {
+    "python": (b"#",), "ruby": (b"#", b"=begin"), "php": (b"#", b"//", b"/*"),
+    **{lang: _C_LIKE for lang in ("javascript", "typescript", "tsx", "go", "java", "rust", "c",
+                                  "cpp", "csharp")},
+}
 # In a queries/<lang>.scm file, the comment patterns follow this line.
 COMMENTS_SEPARATOR = "; --- comments"
 
@@ -96,6 +103,9 @@ class Outline:
         loaded = grammar(self.language)
         if self.tree is None or loaded is None or start >= end:
             return []
+        markers = COMMENT_MARKERS.get(self.language, ())
+        if markers and not any(self.source.find(m, start, end) >= 0 for m in markers):
+            return []  # no comment can start without its marker
         # only the subtree holding [start, end) is searched
         node = self.tree.root_node.descendant_for_byte_range(start, end) or self.tree.root_node
         cursor = QueryCursor(loaded[2])

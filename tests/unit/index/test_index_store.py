@@ -287,3 +287,23 @@ def test_odd_text_round_trips(index_dir, build):
         assert reader.unit("odd") == odd and reader.unit("empty") == empty
         assert ids(reader.search("surrogate zebra")) == ["odd"]
         assert ids(reader.search("café", path="dir/ünï\udccd.py")) == ["odd"]
+
+
+def test_refresh_after_update_and_delete_is_not_stale(index_dir, corpus, build):
+    """Whoosh-Reloaded 2.7.5's Searcher.refresh() returns old and new versions; ours reopens."""
+    commits, units = corpus
+    store = IndexStore(index_dir)
+    with store.writer() as writer:
+        writer.add_commits(commits)
+        writer.add_units(units)
+    reader = store.reader()
+    writer = store.writer()
+    writer.add_units([build.unit("u1", commits[0], "Retry on connection reset",
+                                 "connection reset handled by a retry", type="pattern")])
+    writer.remove_commits([commits[1].sha])
+    writer.flush()
+    reader.refresh()
+    assert [i.id for i, _ in reader.search("connection reset retry stream memory")] == ["u1"]
+    assert reader.doc_count() == 1
+    writer.commit()
+    reader.close()

@@ -256,3 +256,21 @@ def test_a_release_merge_does_not_answer_again_for_the_prs_it_integrates(make_re
     merge(repo, "develop", "Merge pull request #2 from ada/develop\n\nProposed 2.8.0")
     records = by_id(build_records(mine(repo), {}))
     assert set(records) == {"pr-1"} and records["pr-1"].fixing_commits == (inner, fix)
+
+
+def test_coalesce_with_what_an_earlier_run_stored(make_repo):
+    from whylens.records.history import coalesce_with
+
+    repo = make_repo()
+    repo.commit("Add the connection pool", {"pool.py": POOL})
+    first = repo.commit("Retry on reset (#34)\n\nFixes #12.", {"pool.py": POOL_LOCKED})
+    stored = {r.id: r for r in build_records(mine(repo), {})}
+    enriched = replace(stored["issue-12"], fix_edge_source="provider", title="From the tracker")
+    stored["issue-12"] = enriched
+    # a resumed run that sees the same work again keeps what is stored
+    assert coalesce_with(build_records(mine(repo), {}), stored.get) == [enriched]
+    second = repo.commit("Retry on timeouts too (#35)\n\nFixes #12.", {"pool.py": POOL})
+    new = build_records([c for c in mine(repo) if c.sha == second], {})
+    (merged,) = coalesce_with(new, stored.get)
+    assert merged.fixing_commits == (first, second) and merged.title == "From the tracker"
+    assert merged.fix_edge_source == "provider"

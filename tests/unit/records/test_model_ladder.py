@@ -208,3 +208,19 @@ def test_settings_file_lookup(tmp_path):
     (index_dir / "whylens.toml").write_text("[llm.distill\n")
     with pytest.raises(InvalidInputError, match="not valid TOML"):
         load_settings(index_dir, repo_root)
+
+
+def test_an_endpoint_without_guided_decoding_falls_back_to_the_unguided_retry(replay):
+    server = replay((400, "response_format json_schema is not supported", 0), ok(VALID))
+    result = run_ladder(server.settings, snapshot(RECORD))
+    assert result.steps == ["guided", "retry"] and result.result["anchors"] == ["Pool.get"]
+    assert "response_format" in server.requests[0]["body"] and "response_format" not in server.requests[1]["body"]
+
+
+def test_an_unreachable_endpoint_stops_the_drain(tmp_path):
+    settings = DistillSettings("http://127.0.0.1:9/v1", "m", timeout=0.5)  # discard port: refused
+    with DistillQueue(tmp_path, "m") as queue:
+        queue.enqueue([RECORD])
+        summary = drain(queue, settings, 5)
+        assert summary.stopped and "cannot reach" in summary.stopped
+        assert queue.row("pr-12")["status"] == "pending" and queue.row("pr-12")["attempts"] == 0

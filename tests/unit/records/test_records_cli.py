@@ -60,21 +60,32 @@ def test_list_and_show(indexed, index_dir, capsys):
 
 def test_import_github_coalesces_and_gives_provider_edges(indexed, index_dir, tmp_path, capsys):
     repo, fix, _ = indexed
+    tweak = repo.commit("Tweak the adapter call", {"session.py": SESSION_FIXED})  # no rationale: no record
+    assert main(["index", "--repo", str(repo.root), "--index-dir", str(index_dir)]) == 0
+    capsys.readouterr()
     export = tmp_path / "export"
     export.mkdir()
-    (export / "issues.json").write_text(json.dumps([issue(12, "Requests hang without a timeout",
-                                                          "A request to a dead host never returns.")]))
+    (export / "events.json").write_text(json.dumps([{"event": "closed", "commit_id": tweak,
+                                                      "issue": {"number": 50}}]))
+    (export / "issues.json").write_text(json.dumps([
+        issue(12, "Requests hang without a timeout", "A request to a dead host never returns."),
+        issue(50, "Adapter call is odd", "The adapter call looks wrong."),
+    ]))
     (export / "pulls.json").write_text(json.dumps([pull(34, "Pass the session timeout", "Fixes #12", fix)]))
     (export / "comments.json").write_text(json.dumps([comment(12, "It hangs because no socket "
                                                                "timeout is set by default.", "m", "2023-11-02T10:00:00Z")]))
     where = ["--repo", str(repo.root), "--index-dir", str(index_dir)]
     code, out, _ = run(capsys, "records", "import-github", str(export), "--json", *where)
-    assert code == 0 and json.loads(out)["records"] == 1
+    assert code == 0 and json.loads(out)["records"] == 2
     code, out, _ = run(capsys, "records", "show", "issue-12", "--json", *where)
     data = json.loads(out)
     assert data["title"] == "Requests hang without a timeout" and data["fix_edge_source"] == "provider"
     assert data["anchors"] == ["Session.send"] and data["partner"] == 34
     assert any(u["kind"] == "comment" for u in data["thread"])
+    code, out, _ = run(capsys, "records", "show", "issue-50", "--json", *where)
+    data = json.loads(out)  # closed by a commit that had no record: anchored on import
+    assert data["fixing_commits"] == [tweak] and data["anchors"] == ["Session.send"]
+    assert data["fix_edge_source"] == "provider" and data["outcome_status"] == "landed"
 
     code, _, err = run(capsys, "records", "import-github", str(tmp_path / "missing"), *where)
     assert code == 2 and "is not a folder" in err

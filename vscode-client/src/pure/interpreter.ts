@@ -14,16 +14,21 @@ export const MIN_PYTHON: [number, number] = [3, 11];
 export const PYPI_NAME = 'whylens';
 
 /**
- * Candidates in the order they are tried: an explicit setting is the only one tried (the user
- * said so); otherwise the Python extension's interpreter, our private venv, then `python3`.
+ * Candidates in the order they are tried. An explicit setting comes first and replaces the
+ * automatic choices (the Python extension's interpreter, then `python3`); the private environment
+ * exists only when the user asked for it, so it is the fallback either way.
  */
 export function interpreterCandidates(
   setting: string[],
   pythonExtension: string[] | undefined,
   privateVenvPython: string | undefined,
 ): Candidate[] {
-  if (setting.length > 0) return [{ command: setting, source: 'setting' }];
   const out: Candidate[] = [];
+  if (setting.length > 0) {
+    out.push({ command: setting, source: 'setting' });
+    if (privateVenvPython) out.push({ command: [privateVenvPython], source: 'private-venv' });
+    return dedupe(out);
+  }
   if (pythonExtension && pythonExtension.length > 0) {
     out.push({ command: pythonExtension, source: 'python-extension' });
   }
@@ -87,7 +92,7 @@ export function parseProbe(
 ): ProbeResult {
   const shown = interpreter.join(' ');
   if (outcome.spawnError) {
-    return { ok: false, problem: `cannot run \`${shown}\`: ${outcome.spawnError}` };
+    return { ok: false, problem: `cannot run "${shown}": ${outcome.spawnError}` };
   }
   const line = outcome.stdout.trim().split(/\r?\n/).pop() ?? '';
   let data: Record<string, unknown>;
@@ -95,7 +100,7 @@ export function parseProbe(
     data = JSON.parse(line);
   } catch {
     const why = (outcome.stderr.trim().split(/\r?\n/).pop() ?? '') || `exit code ${outcome.code}`;
-    return { ok: false, problem: `\`${shown}\` is not a working Python (${why})` };
+    return { ok: false, problem: `"${shown}" is not a working Python (${why})` };
   }
   const python = typeof data.python === 'string' ? data.python : undefined;
   const executable = typeof data.executable === 'string' ? data.executable : undefined;
@@ -103,14 +108,14 @@ export function parseProbe(
   if (!python || !versionAtLeast(python, MIN_PYTHON)) {
     return {
       ok: false, python, executable, pythonTooOld: true,
-      problem: `\`${shown}\` is Python ${python ?? '?'}; WhyLens needs Python ${min} or newer`,
+      problem: `"${shown}" is Python ${python ?? '?'}; WhyLens needs Python ${min} or newer`,
     };
   }
   if (typeof data.whylens !== 'string') {
     const error = typeof data.error === 'string' ? data.error : 'not importable';
     return {
       ok: false, python, executable,
-      problem: `the WhyLens server is not installed for \`${shown}\` (Python ${python}: ${error})`,
+      problem: `the WhyLens server is not installed for "${shown}" (Python ${python}: ${error})`,
     };
   }
   return { ok: true, python, executable, whylens: data.whylens };

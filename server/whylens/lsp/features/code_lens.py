@@ -70,7 +70,7 @@ def register(server: WhyLensServer) -> None:
     @server.command(protocol.CMD_EXPLAIN_SYMBOL)
     @guarded
     def explain_symbol(ls: WhyLensServer, *args) -> str | None:
-        uri, name, position = _explain_args(args)
+        uri, name, position = _explain_args(args, ls)
         if uri is None:
             log.warning("%s expects [uri, symbol] or [{uri, symbol | position}], got %r",
                         protocol.CMD_EXPLAIN_SYMBOL, args[:3])
@@ -90,13 +90,18 @@ def register(server: WhyLensServer) -> None:
         return rationale(story, doc.ws.links) if story.known else None
 
 
-def _explain_args(args: tuple) -> tuple[str | None, str | None, types.Position | None]:
-    """``[uri, symbol]`` (the lens form) or ``[{uri, symbol?, position?}]`` (the client's form)."""
+def _explain_args(args: tuple, ls: WhyLensServer
+                  ) -> tuple[str | None, str | None, types.Position | None]:
+    """``[uri, symbol]`` (the lens form) or ``[{uri | path, symbol?, position?}]`` (the client's
+    form; ``path`` is relative to the first repository)."""
     if len(args) >= 2 and isinstance(args[0], str) and isinstance(args[1], str):
         return args[0], args[1], None
     if len(args) == 1 and isinstance(args[0], dict):
         obj = args[0]
         uri, name, pos = obj.get("uri"), obj.get("symbol"), obj.get("position")
+        ws = ls.workspaces.default()
+        if uri is None and isinstance(obj.get("path"), str) and ws is not None:
+            uri = (ws.root / obj["path"]).as_uri()  # Documents refuses it if it leaves the root
         position = None
         if isinstance(pos, dict) and all(isinstance(pos.get(k), int) for k in ("line", "character")):
             position = types.Position(line=pos["line"], character=pos["character"])

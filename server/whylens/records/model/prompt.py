@@ -14,6 +14,7 @@ from whylens.models import Record
 
 MAX_PROMPT_UNITS = 120
 MAX_UNIT_CHARS = 800
+MAX_THREAD_CHARS = 24_000  # the whole thread in the prompt; small local models have small windows
 MAX_CLAIMS = 3
 
 SYSTEM = (
@@ -30,15 +31,14 @@ SYSTEM = (
 
 def snapshot(record: Record) -> dict:
     """The frozen input: what the model sees of ``record``, nothing else."""
-    return {
-        "id": record.id,
-        "title": record.title,
-        "units": [
-            {"id": u.id, "kind": u.kind, "author": u.author, "text": u.text[:MAX_UNIT_CHARS]}
-            for u in record.thread[:MAX_PROMPT_UNITS]
-        ],
-        "candidates": list(record.anchors),
-    }
+    units, total = [], 0
+    for unit in record.thread[:MAX_PROMPT_UNITS]:
+        text = unit.text[:MAX_UNIT_CHARS]
+        total += len(text)
+        if total > MAX_THREAD_CHARS:
+            break
+        units.append({"id": unit.id, "kind": unit.kind, "author": unit.author, "text": text})
+    return {"id": record.id, "title": record.title, "units": units, "candidates": list(record.anchors)}
 
 
 def schema(snap: dict) -> dict:
