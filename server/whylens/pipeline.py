@@ -77,8 +77,11 @@ def _plan(repo, store: IndexStore, head: str) -> tuple[str, list[str]]:
         return "up-to-date", []
     if last and not repo.is_ancestor(last, head):
         return "full", []
-    # A run that was killed left last_sha at the previous complete run (or unset): resume.
-    return ("incremental" if meta.get("complete_head") == last else "resumed"), [last] if last else []
+    if not last or meta.get("complete_head") != last:
+        # A killed run left last_sha at the previous complete run (or unset): resume, skipping
+        # the commits it already wrote.
+        return "resumed", [last] if last else []
+    return "incremental", [last]
 
 
 def _slim(commit: Commit) -> Commit:

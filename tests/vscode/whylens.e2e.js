@@ -244,6 +244,24 @@ check('explain-error', async (page) => {
   return `explained: ${JSON.stringify(line.slice(0, 160))}`;
 });
 
+check('restart-and-logs', async (page) => {
+  await runCommand(page, 'WhyLens: Restart Server');
+  await runCommand(page, 'WhyLens: Show Logs');
+  const panel = page.locator('.part.panel');
+  await panel.locator('.monaco-select-box, select', { hasText: 'WhyLens' }).first().waitFor({ timeout: 15000 });
+  // filter the channel (it is virtualized): two starts, the first one and the restart
+  await panel.locator('input[placeholder^="Filter"]').first().fill('server started');
+  const text = await until(page, 'two "server started" lines in the WhyLens output', async () => {
+    const all = await panel.innerText().catch(() => '');
+    return (all.match(/server started/g) || []).length >= 2 ? all : undefined;
+  }, 60000);
+  await extraShot(page, 'logs');
+  await openFile(page, FILE);
+  await hoverText(page, FUNCTION, /deadlock/i, 60000);
+  const started = text.split('\n').filter((l) => l.includes('server started'));
+  return `restarted; hover works again; ${started.length} start lines in the log`;
+});
+
 (async () => {
   fs.mkdirSync(artifacts, { recursive: true });
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'whylens-chromium-'));

@@ -14,7 +14,7 @@ shifted, subtree and all, instead of being extracted again.
 from __future__ import annotations
 
 import logging
-from bisect import bisect_right, insort
+from bisect import bisect_left, bisect_right, insort
 
 from tree_sitter import Node, QueryCursor, Tree
 
@@ -97,7 +97,10 @@ class _Reuse:
             self.shifts.append((p_end, delta_bytes, delta_rows))
         self.shift_ends = [shift[0] for shift in self.shifts]
         new_regions.extend((r.start_byte, r.end_byte) for r in tree.changed_ranges(edited))
+        self.old_regions = _merge(self.old_regions)
+        self.old_ends = [r[1] for r in self.old_regions]
         self.new_regions = _merge(new_regions)
+        self.new_ends = [r[1] for r in self.new_regions]
 
     def copies(self) -> tuple[list[Proto], list[tuple[int, int]]]:
         """Shifted protos of every untouched definition (with its subtree), and their spans."""
@@ -112,9 +115,10 @@ class _Reuse:
                 continue
             k = bisect_right(self.shift_ends, top.start) - 1
             delta_bytes, delta_rows = self.shifts[k][1:] if k >= 0 else (0, 0)
-            if _touches(self.old_regions, top.start, top.end) or _touches(
-                    self.new_regions, top.start + delta_bytes, top.end + delta_bytes):
-                if not _touches(self.old_regions, top.start, top.start):
+            if _touches(self.old_regions, self.old_ends, top.start, top.end) or _touches(
+                    self.new_regions, self.new_ends, top.start + delta_bytes,
+                    top.end + delta_bytes):
+                if not _touches(self.old_regions, self.old_ends, top.start, top.start):
                     # it starts in unchanged text: look for it there, however it now ends
                     probes.append((top.start + delta_bytes, top.start + delta_bytes))
                 continue
@@ -140,9 +144,10 @@ def _widen(source: bytes, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def _touches(regions: list[tuple[int, int]], start: int, end: int) -> bool:
-    """Whether [start, end] meets any of the (closed) ``regions``."""
-    return any(r_start <= end and start <= r_end for r_start, r_end in regions)
+def _touches(regions: list[tuple[int, int]], ends: list[int], start: int, end: int) -> bool:
+    """Whether [start, end] meets one of the merged (closed) ``regions`` (``ends``: their ends)."""
+    k = bisect_left(ends, start)
+    return k < len(regions) and regions[k][0] <= end
 
 
 def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

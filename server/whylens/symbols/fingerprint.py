@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
-from whylens.symbols.parse import Outline
+from whylens.symbols.parse import COMMENT_MARKERS, Outline
 
 _WHITESPACE = b" \t\n\r\f\v"
 
@@ -57,6 +57,17 @@ def _strip(text: bytes) -> bytes:
     return text.replace(b"\\\r\n", b"").replace(b"\\\n", b"").translate(None, _WHITESPACE)
 
 
+def own_raw(outline: Outline, index: int) -> bytes:
+    """The definition's text without its members' spans (memoised)."""
+    key = ("raw", index)
+    cached = outline.memo.get(key)
+    if cached is None:
+        d = outline.definitions[index]
+        kids = own_spans(outline, index, d.start_byte, d.end_byte)
+        cached = outline.memo[key] = _cut(outline.source, d.start_byte, d.end_byte, kids)
+    return cached
+
+
 def prints(outline: Outline, index: int) -> tuple[bytes, bytes, bytes]:
     """(own raw text, stripped signature, stripped body) of definition ``index`` (memoised)."""
     key = ("prints", index)
@@ -65,9 +76,13 @@ def prints(outline: Outline, index: int) -> tuple[bytes, bytes, bytes]:
         return cached
     d = outline.definitions[index]
     source = outline.source
+    raw = own_raw(outline, index)
     kids = own_spans(outline, index, d.start_byte, d.end_byte)
-    raw = _cut(source, d.start_byte, d.end_byte, kids)
-    holes = sorted(kids + _comments_in(outline, d.start_byte, d.end_byte))
+    markers = COMMENT_MARKERS.get(outline.language, ())
+    if markers and not any(m in raw for m in markers):
+        holes = kids  # no comment in its own text: no need to ask the tree
+    else:
+        holes = sorted(kids + _comments_in(outline, d.start_byte, d.end_byte))
     signature = _strip(_cut(source, d.start_byte, d.body_byte, holes))
     body = _strip(_cut(source, d.body_byte, d.end_byte, holes))
     result = (raw, signature, body)
@@ -89,10 +104,10 @@ def full_body(outline: Outline, index: int) -> bytes:
 
 def change_kind(old: Outline, i: int, new: Outline, j: int) -> str | None:
     """``signature``, ``body`` or None (no substantive change) between two versions."""
-    old_raw, old_sig, old_body = prints(old, i)
-    new_raw, new_sig, new_body = prints(new, j)
-    if old_raw == new_raw:
+    if own_raw(old, i) == own_raw(new, j):
         return None
+    _, old_sig, old_body = prints(old, i)
+    _, new_sig, new_body = prints(new, j)
     if old_sig != new_sig:
         return "signature"
     if old_body != new_body:

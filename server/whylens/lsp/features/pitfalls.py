@@ -85,6 +85,11 @@ def register(server: WhyLensServer) -> None:
             ))
         publish(ls, params.uri, diagnostics)
 
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    @guarded
+    def closed(ls: WhyLensServer, params: types.DidCloseTextDocumentParams) -> None:
+        publish(ls, params.text_document.uri, [])  # hints live only while the editor shows them
+
     @server.feature(protocol.EXPLAIN_ERROR)
     @guarded
     def explain(ls: WhyLensServer, raw) -> dict | None:
