@@ -27,7 +27,6 @@ import argparse
 import asyncio
 import os
 import random
-import resource
 import statistics
 import subprocess
 import sys

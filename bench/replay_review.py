@@ -166,9 +166,8 @@ def main() -> None:
         candidates = []
         for sha in chain:
             meta = commits[sha]
-            if meta["ts"] < since or not meta["parents"] or FIX.search(meta["subject"]) \
-                    or REVERT.match(meta["subject"]):
-                continue
+            if meta["ts"] < since or not meta["parents"] or REVERT.match(meta["subject"]):
+                continue  # a fix is an ordinary change too; only reverts are left out
             inner = {s for s, at in review_at.items() if at == meta["parents"][0]} if len(meta["parents"]) == 2 else {sha}
             if inner & case_shas or not any(events.get(s) for s in inner):
                 continue

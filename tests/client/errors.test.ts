@@ -41,4 +41,7 @@ test('unchanged lists are not resent; an emptied list is sent once; reset forget
   assert.deepEqual(sent.next(one), one);
   sent.reset();
   assert.deepEqual(sent.next(one), one, 'after a restart everything is sent again');
+  sent.forget('file:///a');
+  assert.deepEqual(sent.next(one), one, 'a reopened document is sent again');
+  sent.forget('file:///never-sent');
 });

@@ -54,6 +54,7 @@ async def test_initialize_and_progress(client: LanguageClient):
     assert isinstance(reports[0], types.WorkDoneProgressBegin) and reports[0].cancellable
     middle = [r for r in reports if isinstance(r, types.WorkDoneProgressReport)]
     assert middle and all(r.percentage is None or 0 <= r.percentage <= 100 for r in middle)
+    assert any(r.percentage is not None for r in middle), middle
     assert isinstance(reports[-1], types.WorkDoneProgressEnd)
     # Status notifications: indexing with a percentage, then idle with counts.
     states = [s["state"] for s in statuses(client)]

@@ -86,12 +86,16 @@ POOL_FEATURE = POOL_V3.replace('''            time.sleep(0.01)
 ''', '''            time.sleep(0.001)
 ''')
 
-# The uncommitted edit: waiting while holding the lock again (the old deadlock).
+# The uncommitted edit brings back both what was reverted (caching the last connection) and
+# the old deadlock (waiting while holding the lock).
 POOL_WORKTREE = POOL_FEATURE.replace('''        while True:
             with self.lock:
                 if self.free:
                     return self.free.pop()
-''', '''        with self.lock:
+''', '''        # cache the last connection again: saves a lock round trip
+        if getattr(self, "last", None) is not None:
+            return self.last
+        with self.lock:
             while not self.free:
                 time.sleep(0.001)
             return self.free.pop()

@@ -20,6 +20,8 @@ export class ErrorForwarder implements vscode.Disposable {
         for (const uri of e.uris) if (visible.has(uri.toString())) this.debouncer.trigger(uri.toString());
       }),
       vscode.window.onDidChangeVisibleTextEditors(() => this.resendVisible()),
+      // closing a document clears its hints on the server; reopening must send its errors again
+      vscode.workspace.onDidCloseTextDocument((document) => this.sent.forget(document.uri.toString())),
     );
   }
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from whylens.cli.common import add_repo_args, find_repo_root, open_reader, web_links
-from whylens.errors import InvalidInputError
+from whylens.errors import InvalidInputError, WhyLensError
 
 MAX_STDIN_BYTES = 2_000_000
 
@@ -60,13 +60,13 @@ def links_for(reader, root: Path):
     links = web_links(reader)
     if links is not None or "web_base" in reader.meta:
         return links
-    try:
-        from whylens.history.links import WebLinks
-        from whylens.history.repo import open_repository
+    from whylens.history.links import WebLinks
+    from whylens.history.repo import open_repository
 
+    try:
         with open_repository(root) as repo:
             return WebLinks.from_remote(repo.remote_url() or "")
-    except Exception:  # noqa: BLE001 - links are a nicety; plain shas are always correct
+    except WhyLensError:  # links are a nicety; plain shas are always correct
         return None
 
 

@@ -52,7 +52,6 @@ class IndexManager:
         self._children: dict[str, asyncio.subprocess.Process] = {}
         self._poller: asyncio.Task | None = None
         self._tokens = 0
-        self.runs_done: dict[str, int] = {}
 
     # ---- scheduling -------------------------------------------------------------------------
 
@@ -149,7 +148,6 @@ class IndexManager:
             self._status(ws, state, None, message)
             return
         ws.reopen()
-        self.runs_done[str(ws.root)] = self.runs_done.get(str(ws.root), 0) + 1
         took = time.monotonic() - started
         log.info("%s: index updated in %.1fs (%s)", ws.name, took, _summary_text(summary))
         self._end_progress(token, _summary_text(summary))
@@ -170,7 +168,7 @@ class IndexManager:
         stderr_tail: deque[str] = deque(maxlen=20)
         stderr_task = asyncio.ensure_future(_drain(proc.stderr, stderr_tail))
         summary: dict = {}
-        last_report = last_reopen = time.monotonic()
+        last_report, last_reopen = 0.0, time.monotonic()  # the first progress line is always shown
         try:
             assert proc.stdout is not None
             async for raw in proc.stdout:

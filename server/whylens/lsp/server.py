@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import FeatureRequestError
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
@@ -65,8 +66,6 @@ class WhyLensServer(LanguageServer):
     def report_server_error(self, error: Exception, source) -> None:
         """Out-of-band errors: logged always, shown at most once a minute, never a traceback."""
         log.error("server error (%s): %s", getattr(source, "__name__", source), error)
-        from pygls.exceptions import FeatureRequestError
-
         if source is FeatureRequestError:
             return
         now = time.monotonic()
@@ -141,11 +140,9 @@ class WhyLensServer(LanguageServer):
         try:
             root, git_dir = find_repository(Path(path))
         except GitMissingError as exc:
-            self.workspaces.refused.add(uri)
             self.show_once("git-missing", f"WhyLens: {exc}. WhyLens stays idle until then.")
             return None
         except WhyLensError as exc:
-            self.workspaces.refused.add(uri)
             self.show_once(f"folder:{uri}", f"WhyLens: {exc}. WhyLens stays idle for this folder.")
             return None
         options = self.init_options

@@ -179,7 +179,6 @@ class Workspaces:
 
     def __init__(self) -> None:
         self.items: list[RepoWorkspace] = []
-        self.refused: set[str] = set()  # folder URIs that are not repositories
 
     def add(self, ws: RepoWorkspace) -> RepoWorkspace:
         for existing in self.items:

@@ -41,7 +41,7 @@ def _record_line(story: Story, record: Record, links, limit: int) -> str:
     problem = record.problem.text if record.problem else record.title
     decision = record.decision[0].text if record.decision else ""
     text = one_line(problem, limit)
-    if decision:
+    if decision and " ".join(decision.split()).lower() != " ".join(problem.split()).lower():
         text += f" → {one_line(decision, limit)}"
     if record.rejected:
         text += f"; rejected: {one_line(record.rejected[0].text, limit // 2)}"

@@ -35,9 +35,11 @@ def _how(pitfall: Pitfall) -> str:
 
 def pitfall_message(pitfall: Pitfall, links=None) -> str:
     """"Known pitfall: <pattern> — fixed before in #123 by <skill>"."""
-    how = _how(pitfall)
-    text = f"Known pitfall: {_what(pitfall.item)} — fixed before in {_where(pitfall.item)}"
-    return f"{text} by {how}" if how else text
+    how, what = _how(pitfall), _what(pitfall.item)
+    text = f"Known pitfall: {what} — fixed before in {_where(pitfall.item)}"
+    if not how or how.rstrip(". ").lower() == what.rstrip(". ").lower():
+        return text  # a record whose decision repeats its problem says nothing more
+    return f"{text} by {how}"
 
 
 def pitfall_link(pitfall: Pitfall, links=None) -> str | None:

@@ -18,10 +18,7 @@ def web_links_from_meta(meta: dict | None):
     base, kind = meta.get("web_base"), meta.get("web_kind")
     if not (base and kind):
         return None
-    try:
-        return WebLinks.from_base(base, kind)
-    except Exception:  # noqa: BLE001 - a hand-edited meta: plain references instead
-        return None
+    return WebLinks.from_base(str(base), str(kind))  # None for values it does not know
 
 
 def commit_ref(sha: str, links=None) -> str:

@@ -23,10 +23,7 @@ def anchored_exactly(record: Record, symbol: str) -> bool:
 
 def reverting_commits(reader, sha: str) -> list[str]:
     """Shas of the commits that revert ``sha`` (empty when it stands)."""
-    try:
-        return list(reader.reverts_of(sha) or ())
-    except Exception:  # noqa: BLE001 - an old index without the reverts table
-        return []
+    return list(reader.reverts_of(sha) or ())
 
 
 def record_outcome(reader, record: Record, neighbours=()) -> str:

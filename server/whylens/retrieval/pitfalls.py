@@ -118,14 +118,12 @@ def _frame_strength(item, frame: Frame, name: str, qualified: bool) -> float:
 
 def _search_candidates(reader, parsed: ParsedError, path: str | None = None) -> dict[str, _Candidate]:
     """A text search for the failure's names and words (no anchor needed)."""
-    terms = [*parsed.exceptions[:3], *parsed.codes[:3], *sorted(parsed.words)[:6]]
+    longest = sorted(parsed.words, key=lambda w: (-len(w), w))[:6]  # long words are specific
+    terms = [*parsed.exceptions[:3], *parsed.codes[:3], *longest]
     if not terms:
         return {}
     query = " ".join(dict.fromkeys(terms))  # the reader ORs the words
-    try:
-        hits = reader.search(query, k=15, types=["pattern", "skill", "decision"], path=path)
-    except Exception:  # noqa: BLE001 - a query the index cannot parse is no match, not a crash
-        return {}
+    hits = reader.search(query, k=15, types=["pattern", "skill", "decision"], path=path)
     return {_key(item): _Candidate(item) for item, _ in hits}
 
 

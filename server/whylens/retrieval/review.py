@@ -135,8 +135,9 @@ class _Engine:
     # --- the four checks -------------------------------------------------------------------
 
     def reverted_before(self, where: ChangedSymbol, name: str, history, units: list[Unit]) -> None:
-        """0.45, +0.25 when the revert is recent (≤ 180 days before the newest indexed commit),
-        +0.25 when the added lines share names or words with the reverted change or its revert."""
+        """0.45, +0.25 when the added lines share names or words with the reverted change or its
+        revert, +0.1 when the revert is recent (≤ 180 days before the newest indexed commit).
+        Recency alone stays under the gate: on the replay labels 4 of 23 such were useful."""
         for entry in history[:MAX_HISTORY]:
             reverts = reverting_commits(self.reader, entry.commit)
             if not reverts:
@@ -147,7 +148,7 @@ class _Engine:
             texts += [item_text(u) for u in units if u.commit in (entry.commit, revert)]
             rel = relevance(texts, where)
             stamp = info.timestamp if info else entry.timestamp
-            confidence = 0.45 + (0.25 if self.recent(stamp) else 0) + (0.25 if rel.relevant else 0)
+            confidence = 0.45 + (0.1 if self.recent(stamp) else 0) + (0.25 if rel.relevant else 0)
             shared = f" It touches the same {_shared(rel)}." if rel.relevant else ""
             body = (f"An earlier change to `{name}` was reverted: “{one_line(entry.subject, 100)}” "
                     f"{change_ref(entry.commit, entry.pr, self.links)} was undone by "
@@ -182,7 +183,8 @@ class _Engine:
 
     def constraints(self, where: ChangedSymbol, facts: list[Unit]) -> None:
         """A Fact that states a rule (must / never / always / ensure …) and shares names or
-        words with the added lines: 0.5 + 0.15 per shared name (two) + 0.1 for three words."""
+        words with the added lines: 0.4 + 0.15 per shared name (two) + 0.15 for three shared
+        words, so it takes two signals (a name alone was noise on every replay label)."""
         for fact in facts:
             text = item_text(fact)
             if not NORMATIVE.search(text):
@@ -190,7 +192,7 @@ class _Engine:
             rel = relevance([text], where)
             if not rel.relevant:
                 continue
-            confidence = 0.5 + 0.15 * min(len(rel.names), 2) + (0.1 if len(rel.words) >= 3 else 0)
+            confidence = 0.4 + 0.15 * min(len(rel.names), 2) + (0.15 if len(rel.words) >= 3 else 0)
             body = (f"A constraint recorded for `{where.symbol.name if where.symbol else where.path}`: "
                     f"“{one_line(fact.content or fact.title, 180)}” "
                     f"({change_ref(fact.commit, fact.pr, self.links)}). Does this change keep it?")
@@ -205,7 +207,7 @@ class _Engine:
             if outcome == "reverted":
                 rel = relevance([record.title, _decision(record)], where)
                 recent = self.recent(_timestamp(record.date))
-                confidence = 0.45 + (0.25 if recent else 0) + (0.25 if rel.relevant else 0)
+                confidence = 0.45 + (0.1 if recent else 0) + (0.25 if rel.relevant else 0)
                 body = (f"{ref} “{one_line(record.title, 100)}” changed `{name}` and was reverted; "
                         "check this change does not repeat it.")
                 self.add(where, "reverted-before", body, confidence, (record.id,))
@@ -300,10 +302,7 @@ def _file_pitfalls(reader, paths: list[str]) -> list[Unit]:
     """Pattern units anchored to the symbols of the changed file (its neighbourhood)."""
     found: dict[str, Unit] = {}
     for path in paths:
-        try:
-            counts = reader.knowledge_counts(path)
-        except Exception:  # noqa: BLE001 - a path the index never saw
-            continue
+        counts = reader.knowledge_counts(path)  # empty for a path the index never saw
         with_pitfalls = [s for s, (_r, pitfalls, _c) in counts.items() if pitfalls]
         for name in with_pitfalls[:MAX_NEIGHBOURS]:
             for unit in reader.units_for_symbol(name, path=path):

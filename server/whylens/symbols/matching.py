@@ -1,8 +1,9 @@
 """Linking the definitions a commit deleted to those it added: moves and renames.
 
 Within one commit, across all its files:
-1. **moved**: same short name (``send``) and the same body (stripped tokens) under another
-   parent or in another file: ``previous = "old_path::Old.send"``;
+1. **moved**: same short name (``send``) and the same body (its text from the body on, members
+   included, comments and whitespace removed) under another parent or in another file:
+   ``previous = "old_path::Old.send"``;
 2. **renamed**: another short name, same body (at least ``MIN_RENAME_BODY`` stripped bytes, so
    empty bodies do not pair), same kind: ``previous`` is the old qualified name in the same
    file, or ``"old_path::name"`` when the file differs (then the kind is ``moved``);

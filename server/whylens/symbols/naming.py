@@ -42,6 +42,16 @@ def clean_name(text: str) -> str:
     return _SEPARATORS.sub(".", strip_arguments(text)).strip(".")
 
 
+def js_member(text: str) -> str:
+    """``Foo.prototype.bar`` → ``Foo.bar``; ``module.exports.render``, ``this.render`` → ``render``."""
+    parts = [p for p in _SPACE.sub("", text).split(".") if p and p != "prototype"]
+    if parts in (["module", "exports"], ["exports"]):
+        return "module.exports"
+    while len(parts) > 1 and parts[0] in ("module", "exports", "this", "self", "window"):
+        parts.pop(0)
+    return ".".join(parts) or "_"
+
+
 def go_receiver(text: str) -> str:
     """``*Server[T]`` → ``(*Server)``; ``Server`` → ``(Server)``."""
     text = strip_arguments(_SPACE.sub("", text), "[", "]")

@@ -22,7 +22,11 @@ def indexed(make_repo, index_dir):
 
 
 def _touch_put(repo):
-    repo.write("src/pool.py", POOL_V5.replace("self.count += 1", "self.count += 2"))
+    """Puts back what the reverted commit did (reject closed connections)."""
+    repo.write("src/pool.py", POOL_V5.replace(
+        "        self.count += 1\n",
+        "        if item.closed:\n            self.reject_closed(item, 'closed connection')\n"
+        "        self.count += 1\n"))
 
 
 def test_working_tree_against_merge_base_json(indexed, capsys):

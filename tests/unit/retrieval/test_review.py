@@ -17,10 +17,15 @@ def _review(repo, reader, **kw):
     return review(reader, repo.root, changes, read, **kw)
 
 
+RELATED = POOL_V5.replace(
+    "        self.count += 1\n",
+    "        if item.closed:\n            self.reject_closed(item, 'closed connection')\n"
+    "        self.count += 1\n")
+
+
 def test_change_to_a_symbol_whose_earlier_change_was_reverted(pool_repo):
     repo, shas, reader = pool_repo
-    repo.write("src/pool.py", POOL_V5.replace("        self.count += 1\n",
-                                              "        self.count += 2\n"))
+    repo.write("src/pool.py", RELATED)  # puts back what the reverted change did: reject closed
     out = _review(repo, reader)
     reverted = [s for s in out if s.kind == "reverted-before"]
     assert len(reverted) == 1
@@ -28,7 +33,8 @@ def test_change_to_a_symbol_whose_earlier_change_was_reverted(pool_repo):
     assert (s.path, s.line, s.side, s.symbol) == ("src/pool.py", 7, "RIGHT", "Pool.put")
     assert s.evidence[:2] == (shas["strict"], shas["revert"])
     assert shas["strict"][:7] in s.body and shas["revert"][:7] in s.body
-    assert s.confidence >= GATE
+    assert "It touches the same subject: closed, connection, reject" in s.body
+    assert s.confidence >= 0.8  # related and recent
 
 
 def test_reintroducing_a_fixed_failure_in_a_new_symbol(pool_repo):
@@ -81,14 +87,11 @@ def test_select_gates_caps_and_never_repeats_a_point():
     assert select(many, cap=0) == []
 
 
-def test_an_old_unrelated_revert_stays_silent_but_a_related_one_speaks(pool_repo):
+def test_an_unrelated_change_near_a_revert_stays_silent(pool_repo):
     repo, shas, reader = pool_repo
     years_later = 1_700_000_000 + 5 * 365 * 86_400
     repo.write("src/pool.py", POOL_V5.replace("self.count += 1", "self.count += 2"))
-    assert [s for s in _review(repo, reader, now=years_later) if s.kind == "reverted-before"] == []
-    related = POOL_V5.replace("        self.count += 1\n",
-                              "        if item.closed:\n            self.reject_closed(item, 'closed connection')\n"
-                              "        self.count += 1\n")
-    repo.write("src/pool.py", related)
+    assert [s for s in _review(repo, reader) if s.kind == "reverted-before"] == []  # recent
+    repo.write("src/pool.py", RELATED)
     out = [s for s in _review(repo, reader, now=years_later) if s.kind == "reverted-before"]
-    assert len(out) == 1 and "closed" in out[0].body and out[0].confidence >= GATE
+    assert len(out) == 1 and GATE <= out[0].confidence < 0.8  # related, not recent

@@ -192,3 +192,20 @@ def test_cache_is_bounded(make_repo):
     anchorer = Anchorer(blob_reader(repo), cache_entries=2)
     events_by_commit(repo, anchorer)
     assert len(anchorer._cache) <= 2
+
+
+def test_events_do_not_depend_on_walk_order_or_cache_size(make_repo):
+    repo = make_repo()
+    repo.commit("one", {"a.py": V1, "c.py": METHODS})
+    repo.commit("two", {"a.py": V2, "c.py": MOVED})
+    repo.commit("three", {"a.py": V3})
+    repo.commit("four", {"a.py": V4, "c.py": MOVED.replace("return 2", "return 22")})
+    repo.mv("a.py", "b.py")
+    repo.commit("five", {"b.py": V5_G})
+    newest_first = events_by_commit(repo, Anchorer(blob_reader(repo)))
+    oldest_first = {sha: sorted((e.symbol, e.kind, e.previous) for e in
+                                Anchorer(blob_reader(repo), cache_entries=1).events(
+                                    commit_of(repo, sha)))
+                    for sha in repo.shas}
+    assert newest_first == oldest_first
+    assert sum(len(v) for v in newest_first.values()) >= 8

@@ -98,3 +98,14 @@ def test_reparse_in_other_languages():
     assert _shape(reparse_outline(old, edited.encode(), [_rows(h) for h in hunks])) == \
         _shape(parse_outline(edited.encode(), "go"))
     assert [s.name for s in outline(edited.encode(), "go")] == ["A", "S", "(*S).M"]
+
+
+def test_deeply_nested_definitions_follow_the_same_depth_rule():
+    js = ("describe('x', () => {\n  it('y', () => {\n    function deep() {\n      return 1;\n"
+          "    }\n  });\n});\nfunction top() {\n  return 2;\n}\n")
+    edited = js.replace("return 1;", "return 3;")
+    hunks = _hunks(js.splitlines(), edited.splitlines())
+    old = parse_outline(js.encode(), "javascript")
+    again = reparse_outline(old, edited.encode(), [_rows(h) for h in hunks])
+    assert _shape(again) == _shape(parse_outline(edited.encode(), "javascript"))
+    assert [s.name for s in again.symbols] == ["top"]  # "deep" is past the search depth

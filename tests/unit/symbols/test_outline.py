@@ -19,10 +19,14 @@ CASES = {
     "javascript": (
         b"class Client {\n  send(req) { return 1 }\n  static create() {}\n"
         b"  onClose = () => {}\n}\nfunction helper() {}\nconst arrow = (x) => x * 2;\n"
-        b"export default function main() {}\n",
+        b"export default function main() {}\n"
+        b"Router.prototype.handle = function (req) { return 1 };\n"
+        b"res.status = function status(code) { return this };\n"
+        b"module.exports = function createApp() {};\nexports.render = (x) => x;\n",
         [("Client", "class"), ("Client.send", "method"), ("Client.create", "method"),
          ("Client.onClose", "method"), ("helper", "function"), ("arrow", "function"),
-         ("main", "function")],
+         ("main", "function"), ("Router.handle", "function"), ("res.status", "function"),
+         ("module.exports", "function"), ("render", "function")],
     ),
     "typescript": (
         b"interface Shape { area(): number; }\nenum Color { Red }\n"

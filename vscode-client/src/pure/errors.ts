@@ -58,6 +58,11 @@ export class SentErrors {
     return payload;
   }
 
+  /** Forget one document (it was closed: the server dropped its hints with it). */
+  forget(uri: string): void {
+    this.last.delete(uri);
+  }
+
   /** Forget everything (the server restarted and knows nothing). */
   reset(): void {
     this.last.clear();

@@ -1,0 +1,56 @@
+"""The package layout's rules, checked on the source: one-way imports, third parties in one place."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "server" / "whylens"
+
+# Down this list only: a module never imports from a layer listed after its own.
+LAYERS = ["models", "errors", "config", "history", "knowledge", "symbols", "records", "index",
+          "pipeline", "retrieval", "render", "lsp", "cli"]
+# Third-party packages and the only layer allowed to import them.
+OWNERS = {"git": "history", "tree_sitter": "symbols", "tree_sitter_language_pack": "symbols",
+          "whoosh": "index", "pygls": "lsp", "lsprotocol": "lsp"}
+
+
+def _layer(path: Path) -> str:
+    rel = path.relative_to(PACKAGE)
+    return rel.parts[0].removesuffix(".py")
+
+
+def _imports(path: Path):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            yield node.lineno, node.module
+
+
+MODULES = sorted(p for p in PACKAGE.rglob("*.py") if _layer(p) in LAYERS)
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_point_down_and_third_parties_stay_home(path):
+    own = _layer(path)
+    problems = []
+    for line, name in _imports(path):
+        top = name.split(".")[0]
+        if top in OWNERS and OWNERS[top] != own:
+            problems.append(f"line {line}: {name} may only be imported in {OWNERS[top]}/")
+        if top == "whylens" and len(name.split(".")) > 1:
+            target = name.split(".")[1]
+            if target in LAYERS and LAYERS.index(target) > LAYERS.index(own):
+                problems.append(f"line {line}: {own} imports {name}, a layer above it")
+    assert not problems, "\n".join(problems)
+
+
+def test_no_module_is_far_past_the_size_budget():
+    too_long = {str(p.relative_to(PACKAGE)): n for p in MODULES
+                if (n := len(p.read_text(encoding="utf-8").splitlines())) > 450}
+    assert not too_long, f"modules over 450 lines (budget ~400): {too_long}"
