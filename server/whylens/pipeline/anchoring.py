@@ -1,0 +1,213 @@
+"""Commits → (commit, symbol events), in one process or in an anchor worker process.
+
+Anchoring (tree-sitter parsing) is most of an index run's CPU. For a big run it goes to ONE
+worker process while the main process extracts units and writes the index for earlier commits:
+the main process walks and ships commits ahead (bounded look-ahead, in chunks), the worker
+anchors them in walk order (the Anchorer's parse cache relies on newest-first order, and it
+matches renames and moves across one commit's files, so commits are never split) and sends the
+events back in the same order. Both paths give identical results.
+
+The worker dies with its parent: it polls its inbox with a timeout and exits as soon as its
+parent process is gone (a SIGKILLed `whylens index` leaves no orphan). A worker exception, or
+a worker that dies, surfaces in the parent as ``AnchorWorkerError``, never as a hang.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import queue
+import signal
+import traceback
+from collections import deque
+from collections.abc import Iterable, Iterator
+
+from whylens.errors import WhyLensError
+from whylens.history.blobs import BlobReader
+from whylens.history.repo import open_repository
+from whylens.models import Commit, SymbolEvent
+from whylens.symbols.anchor import Anchorer
+
+# Below this many new commits the worker's start-up (~0.3 s of imports) does not pay.
+DEFAULT_WORKER_MIN_COMMITS = 200
+WORKER_MIN_COMMITS_ENV = "WHYLENS_ANCHOR_WORKER_MIN_COMMITS"  # tests and benchmarks force a path
+LOOKAHEAD_COMMITS = 256  # commits shipped to the worker and not yet consumed, at most
+CHUNK_COMMITS = 16  # commits per message (one pickle each way)
+POLL_SECONDS = 0.5  # how often each side checks that the other is still alive
+
+Pair = tuple[Commit, list[SymbolEvent]]
+
+
+class AnchorWorkerError(WhyLensError):
+    """The anchor worker process failed; ``worker_traceback`` holds its traceback, if any."""
+
+    def __init__(self, message: str, worker_traceback: str = "") -> None:
+        super().__init__(message)
+        self.worker_traceback = worker_traceback
+
+
+def wants_worker(new_commits: int, min_commits: int | None = None) -> bool:
+    """Whether ``new_commits`` are enough to pay for a worker (explicit > env > default)."""
+    if min_commits is None:
+        raw = os.environ.get(WORKER_MIN_COMMITS_ENV, "").strip()
+        if raw.isdigit():
+            min_commits = int(raw)
+        elif _available_cpus() < 2:
+            return False  # one core: a second process only adds overhead
+        else:
+            min_commits = DEFAULT_WORKER_MIN_COMMITS
+    return new_commits >= max(min_commits, 1)
+
+
+def _available_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def _anchor(anchorer: Anchorer, commit: Commit) -> list[SymbolEvent]:
+    return anchorer.events(commit) if len(commit.parents) <= 1 else []  # merges: no changes
+
+
+class InProcessAnchoring:
+    """Anchors in the calling process; for small runs."""
+
+    def __init__(self, read_blob, attributes) -> None:
+        self._anchorer = Anchorer(read_blob, attributes=attributes)
+
+    def __enter__(self) -> InProcessAnchoring:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+    @property
+    def stats(self) -> dict:
+        return self._anchorer.stats
+
+    def anchored(self, commits: Iterable[Commit]) -> Iterator[Pair]:
+        for commit in commits:
+            yield commit, _anchor(self._anchorer, commit)
+
+
+class WorkerAnchoring:
+    """Anchors in one worker process, ``LOOKAHEAD_COMMITS`` ahead of the consumer.
+
+    A context manager: leaving it (normally or by an exception) stops the worker.
+    """
+
+    def __init__(self, repo_path: str, attributes, lookahead: int = LOOKAHEAD_COMMITS,
+                 chunk: int = CHUNK_COMMITS) -> None:
+        context = multiprocessing.get_context("spawn")  # no inherited git pipes, no fork+threads
+        self._inbox = context.Queue()
+        self._outbox = context.Queue()
+        self._lookahead = max(lookahead, chunk)
+        self._chunk = chunk
+        self._process = context.Process(
+            target=_serve, name="whylens-anchor", daemon=True,
+            args=(str(repo_path), list(attributes), self._inbox, self._outbox, os.getpid()))
+        self.stats: dict = {}
+
+    def __enter__(self) -> WorkerAnchoring:
+        self._process.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def anchored(self, commits: Iterable[Commit]) -> Iterator[Pair]:
+        pending: deque[Commit] = deque()  # shipped, events not yet yielded
+        chunk: list[Commit] = []
+        for commit in commits:
+            chunk.append(commit)
+            if len(chunk) >= self._chunk:
+                self._ship(chunk, pending)
+                chunk = []
+            while len(pending) > self._lookahead:
+                yield from self._receive(pending)
+        if chunk:
+            self._ship(chunk, pending)
+        self._inbox.put(None)  # end of the walk: the worker answers with its stats and exits
+        while pending:
+            yield from self._receive(pending)
+        kind, payload = self._get()
+        if kind != "stats":
+            raise AnchorWorkerError(f"the anchor worker sent {kind!r} instead of its statistics")
+        self.stats = payload
+
+    def close(self) -> None:
+        """Stop the worker: it has normally exited already; otherwise it is terminated."""
+        process = self._process
+        if process.pid is not None:
+            if self.stats:  # it answered everything and is exiting by itself
+                process.join(timeout=5.0)
+            if process.is_alive():
+                process.terminate()
+                process.join(timeout=2.0)
+            if process.is_alive():
+                process.kill()
+                process.join()
+        for box in (self._inbox, self._outbox):
+            box.cancel_join_thread()  # never block exiting on a pipe nobody reads any more
+            box.close()
+
+    def _ship(self, chunk: list[Commit], pending: deque[Commit]) -> None:
+        self._inbox.put(chunk)
+        pending.extend(chunk)
+
+    def _receive(self, pending: deque[Commit]) -> Iterator[Pair]:
+        kind, payload = self._get()
+        if kind != "events":
+            raise AnchorWorkerError(f"the anchor worker sent {kind!r} instead of events")
+        for sha, events in payload:
+            commit = pending.popleft()
+            if commit.sha != sha:
+                raise AnchorWorkerError(f"the anchor worker answered for {sha} instead of "
+                                        f"{commit.sha}; it lost the commit order")
+            yield commit, events
+
+    def _get(self) -> tuple[str, object]:
+        """The worker's next message; raises if it failed or died instead of answering."""
+        while True:
+            try:
+                message = self._outbox.get(timeout=POLL_SECONDS)
+            except queue.Empty:
+                if self._process.is_alive():
+                    continue
+                try:  # it may have exited right after its last message
+                    message = self._outbox.get(timeout=POLL_SECONDS)
+                except queue.Empty:
+                    raise AnchorWorkerError(
+                        f"the anchor worker process died (exit code {self._process.exitcode}) "
+                        f"before answering; run `whylens index` again (it resumes), or set "
+                        f"{WORKER_MIN_COMMITS_ENV}=1000000000 to anchor in one process"
+                    ) from None
+            if message[0] == "error":
+                _, text, worker_traceback = message
+                raise AnchorWorkerError(text, worker_traceback)
+            return message
+
+
+def _serve(repo_path: str, attributes: list, inbox, outbox, parent_pid: int) -> None:
+    """The worker's main: chunks of commits in, their events out, in order; stats at the end."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    try:
+        with open_repository(repo_path) as repo, BlobReader(repo) as blobs:
+            anchorer = Anchorer(blobs.read, attributes=attributes)
+            while True:
+                try:
+                    chunk = inbox.get(timeout=POLL_SECONDS)
+                except queue.Empty:
+                    chunk = ()
+                if os.getppid() != parent_pid:
+                    os._exit(0)  # orphaned: nobody will read what we would compute
+                if chunk is None:
+                    break
+                if chunk:
+                    outbox.put(("events", [(c.sha, _anchor(anchorer, c)) for c in chunk]))
+            outbox.put(("stats", anchorer.stats))
+    except BaseException as exc:  # anything at all must reach the parent, not hang it
+        text = str(exc) if isinstance(exc, WhyLensError) else (
+            f"anchoring symbols failed in the worker process: {type(exc).__name__}: {exc}")
+        outbox.put(("error", text, traceback.format_exc()))
