@@ -156,8 +156,9 @@ def main() -> None:
               f"{commits / best:6.0f} commits/s; peak RSS (tree) {peak:.0f} MB")
     if len(runs) == 2:
         inproc, worker = runs["inprocess"], runs["worker"]
-        print(f"worker vs in-process: wall min {min(r.wall for r in worker) / min(r.wall for r in inproc):.2f}x, "
-              f"CPU min {min(r.cpu for r in worker) / min(r.cpu for r in inproc):.2f}x")
+        wall = min(r.wall for r in worker) / min(r.wall for r in inproc)
+        cpu = min(r.cpu for r in worker) / min(r.cpu for r in inproc)
+        print(f"worker vs in-process: wall min {wall:.2f}x, CPU min {cpu:.2f}x")
     print(f"whylens index (incremental, no new commit)  {incremental.wall:7.2f} s")
     print(f"index size {size / 1e6:.1f} MB")
     units_by_type = stats.get("units", {})

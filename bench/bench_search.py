@@ -2,10 +2,14 @@
 
     python bench/bench_search.py                      # requests + flask (indexes them if needed)
     python bench/bench_search.py --repo requests=/path/to/requests.git --workdir /tmp/calib
+    python bench/bench_search.py --index /tmp/lsp-work/index   # bench_lsp.py's 100k index
 
 Measures, per repository:
 - warm search: `retrieval.search.search` (gate included) over every labelled query in
-  bench/labels/queries-<name>.tsv, 3 passes with one reader kept open: p50 / p95 / max;
+  bench/labels/queries-<name>.tsv, 3 passes with one reader kept open: p50 / p95 / max; then the
+  same queries interleaved with the direct path's score cache off and with the Whoosh-matcher
+  path (the baseline: how search ran before index/ranking.py), wall and CPU time, checking that
+  all three return the same hits;
 - hover lookups: `units_for_symbol` + `records_for_symbol` + `symbol_history` for symbols drawn
   from the index, and `knowledge_counts` per file (what a hover and a code lens ask);
 - end to end: `whylens search QUERY --json` as a new process (imports, open, search, print);
@@ -32,6 +36,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from calibrate_gate import DEFAULT_MIRRORS, ensure_index, load_labels  # noqa: E402
 
+from whylens.index import ranking  # noqa: E402
 from whylens.index.analysis import word_groups  # noqa: E402
 from whylens.index.store import IndexStore  # noqa: E402
 from whylens.retrieval.search import search  # noqa: E402
@@ -64,6 +69,83 @@ def warm_search(reader, queries: list[str], passes: int = 3) -> tuple[list[float
             ms.append((time.perf_counter() - start) * 1000)
             answered += not result.abstained
     return ms, answered // passes
+
+
+def search_modes(reader, queries: list[str], passes: int = 3) -> dict[str, tuple[list, list]]:
+    """`search` (gate included) three ways, interleaved query by query so machine load hits all
+    alike: the index's direct BM25F path (index/ranking.py), the same with its per-reader cache
+    of common words' score tables off (every query pays for every posting list), and Whoosh's own
+    matcher (the path before index/ranking.py: `_direct = False`). Wall and CPU ms per query; the
+    three must return identical hits."""
+    uncached = IndexStore(reader.store.path).reader()
+    uncached._direct = ranking.DirectScorer(uncached._searcher)
+    uncached._direct.cache_postings = 0
+    slow = IndexStore(reader.store.path).reader()
+    slow._direct = False
+    modes = {"direct": reader, "direct, no cache": uncached, "whoosh": slow}
+    out: dict[str, tuple[list, list]] = {name: ([], []) for name in modes}
+    try:
+        for r in modes.values():
+            search(r, "warm up", k=10)
+        for _ in range(passes):
+            for q in queries:
+                hits = {}
+                for name, r in modes.items():
+                    cpu, start = time.process_time(), time.perf_counter()
+                    result = search(r, q, k=10)
+                    out[name][0].append((time.perf_counter() - start) * 1000)
+                    out[name][1].append((time.process_time() - cpu) * 1000)
+                    hits[name] = (result.abstained,
+                                  [(h.id, round(h.score, 9)) for h in result.hits])
+                if len({repr(h) for h in hits.values()}) != 1:
+                    raise SystemExit(f"results differ for {q!r}: {hits}")
+    finally:
+        uncached.close()
+        slow.close()
+    return out
+
+
+def print_modes(modes: dict[str, tuple[list, list]]) -> None:
+    for name, label in (("direct", "search, direct BM25F (now)"),
+                        ("direct, no cache", "  the same, score cache off"),
+                        ("whoosh", "baseline: Whoosh matcher (before)")):
+        wall, cpu = modes[name]
+        print(line(label, wall, f"  CPU p50 {pct(cpu, .5):.2f} p95 {pct(cpu, .95):.2f} ms"))
+
+
+def zipf_queries(n: int = 60) -> list[str]:
+    """bench_lsp.py's search queries: two Zipf-drawn words of its padding vocabulary and a
+    failure name (the same seed, so the same 60 queries)."""
+    from bench_lsp import FAILURES, vocabulary
+
+    rng = random.Random(7)
+    vocab, weights = vocabulary(random.Random(7))
+    return [" ".join(rng.choices(vocab, cum_weights=weights, k=2)) + " " + rng.choice(FAILURES)
+            for _ in range(n)]
+
+
+def bench_index(index_dir: Path, symbols: int) -> None:
+    """--index: an existing index (e.g. bench_lsp.py --work DIR's DIR/index, 100k units)."""
+    print(f"\nload average {os.getloadavg()[0]:.2f} (2 cores shared)")
+    reader = IndexStore(index_dir).reader()
+    try:
+        stats = reader.stats()
+        print(f"{index_dir}: {stats['units_total']} units, {stats['records']} records, "
+              f"{len(reader._ix._segments())} segment(s)")
+        print_modes(search_modes(reader, zipf_queries()))
+        picked, files = sample_symbols(reader, symbols)
+        units_ms = []
+        for path, symbol in picked:
+            start = time.perf_counter()
+            reader.units_for_symbol(symbol, path)
+            reader.records_for_symbol(symbol, path)
+            units_ms.append((time.perf_counter() - start) * 1000)
+        symbol_ms, lens_ms = hover_lookups(reader, picked, files)
+        print(line("hover: units+records for symbol", units_ms))
+        print(line("hover: units+records+history", symbol_ms))
+        print(line("lens: knowledge_counts(file)", lens_ms))
+    finally:
+        reader.close()
 
 
 def hover_lookups(reader, conn_symbols: list[tuple[str, str]], files: list[str]):
@@ -129,9 +211,15 @@ def main() -> int:
     parser.add_argument("--workdir", default="/tmp/whylens-calibration")
     parser.add_argument("--e2e-runs", type=int, default=15)
     parser.add_argument("--symbols", type=int, default=300)
+    parser.add_argument("--index", type=Path, help="measure this existing index instead "
+                        "(bench_lsp.py's generated one: search with its queries, hover lookups)")
     args = parser.parse_args()
+    if args.index:
+        bench_index(args.index, args.symbols)
+        return 0
     repos = dict(item.split("=", 1) for item in args.repo) or DEFAULT_MIRRORS
 
+    print(f"load average {os.getloadavg()[0]:.2f} (2 cores shared)")
     for name, mirror in repos.items():
         queries = [q for q, _ in load_labels(ROOT / "bench" / "labels" / f"queries-{name}.tsv")]
         index_dir = Path(args.workdir) / name
@@ -144,6 +232,7 @@ def main() -> int:
         stats = reader.stats()
         search(reader, "warm up", k=10)
         ms, answered = warm_search(reader, queries)
+        modes = search_modes(reader, queries)
         picked, files = sample_symbols(reader, args.symbols)
         symbol_ms, lens_ms = hover_lookups(reader, picked, files)
         rss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
@@ -160,6 +249,7 @@ def main() -> int:
               f"({answered} answered, the rest abstained)")
         print(f"  open reader                        {open_ms[0]:8.2f} ms")
         print(line("search, warm (gate included)", ms))
+        print_modes(modes)
         print(line("hover: units+records+history", symbol_ms))
         print(line("lens: knowledge_counts(file)", lens_ms))
         print(line("end to end: whylens search --json", e2e_ms))

@@ -40,7 +40,7 @@ from whylens.history.diff import diff_changes
 from whylens.history.repo import open_repository
 from whylens.index.store import IndexStore
 from whylens.pipeline import run_index
-from whylens.retrieval.review import review
+from whylens.retrieval.review import GATE, review
 
 FIX = re.compile(r"\b(fix(e[sd]|ing)?|bug|regression|broke|broken|crash\w*|hotfix)\b", re.I)
 REVERT = re.compile(r"^Revert\b", re.I)
@@ -129,14 +129,14 @@ def knows_anything(reader, targets) -> bool:
     return False
 
 
-def run_review(git_repo, reader, base: str, head: str):
+def run_review(git_repo, reader, base: str, head: str, gate: float):
     changes = diff_changes(git_repo, base, head)
 
     def read(path: str) -> str | None:
         data = git_repo.read_file(head, path)
         return None if data is None or len(data) > 1_000_000 else data.decode("utf-8", "replace")
 
-    return review(reader, git_repo.root, changes, read)
+    return review(reader, git_repo.root, changes, read, gate=gate)
 
 
 def main() -> None:
@@ -147,6 +147,9 @@ def main() -> None:
     parser.add_argument("--ordinary", type=int, default=250, help="ordinary changes to review")
     parser.add_argument("--labels", default="bench/labels/review-requests.tsv")
     parser.add_argument("--dump", help="write the ordinary changes' suggestions here (TSV)")
+    parser.add_argument("--gate", type=float, default=GATE,
+                        help=f"run the engine with this gate (default the engine's, {GATE}); "
+                             "lower it to label what lies under the gate and draw the curve")
     args = parser.parse_args()
     repo = args.repo
     since = int(datetime.fromisoformat(args.since).replace(tzinfo=timezone.utc).timestamp())
@@ -189,7 +192,7 @@ def main() -> None:
                     continue
                 with IndexStore(index_dir).reader() as reader:
                     base = commits[sha]["parents"][0]
-                    suggestions = run_review(git_repo, reader, base, sha)
+                    suggestions = run_review(git_repo, reader, base, sha, args.gate)
                     if case:
                         names = {symbol for _p, symbol in case["targets"]}
                         hit = [s for s in suggestions if s.symbol in names]
@@ -240,6 +243,16 @@ def report(results, dumped, n_ordinary, modes, args, seconds) -> None:
         by_kind = collections.Counter((r["kind"], r["label"]) for r in judged)
         if by_kind:
             print(f"  labels by kind: {dict(by_kind)}")
+        conf = {(sha, s.path, str(s.line), s.kind): s.confidence for sha, s in dumped}
+        for threshold in sorted({args.gate, 0.5, 0.55, GATE, 0.7, 0.8} - {None}):
+            above = [r for r in judged if conf[(r["target"], r["path"], r["line"], r["kind"])] >= threshold]
+            good = sum(1 for r in above if r["label"].strip() == "useful")
+            n_all = sum(1 for c in conf.values() if c >= threshold)
+            mark = "  <- the engine's gate" if threshold == GATE else ""
+            if above:
+                print(f"    confidence ≥ {threshold:.2f}: {good}/{len(above)} useful = "
+                      f"{good / len(above):.0%} ({n_all} suggestions, "
+                      f"{n_all / max(1, n_ordinary):.2f} per change){mark}")
     else:
         print(f"  no labels at {labels}: precision not computed")
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import {
   SERVER_KEYS, indexDirectory, initializationOptions, normalizeInterpreter,
-  readClientSettings, sameCommand, serverSettings, substituteVariables,
+  effectiveTrace, readClientSettings, sameCommand, serverSettings, substituteVariables,
 } from '../../vscode-client/src/pure/settings';
 
 const manifest = JSON.parse(fs.readFileSync(path.join(process.cwd(), 'package.json'), 'utf8'));
@@ -76,6 +76,16 @@ test('the index lives in workspace storage unless the setting says otherwise', (
   const options = initializationOptions(getter({ 'index.directory': '${workspaceFolder}/../idx' }), '/s', { workspaceFolder: '/ws' });
   assert.equal(options.indexDirectory, '/ws/../idx');
   assert.deepEqual(options.settings.index, { directory: '${workspaceFolder}/../idx' });
+});
+
+test('the LSP trace is the setting, raised by the output channel log level', () => {
+  assert.equal(effectiveTrace('off', 3), 'off');
+  assert.equal(effectiveTrace('off', 2), 'messages');
+  assert.equal(effectiveTrace('off', 1), 'verbose');
+  assert.equal(effectiveTrace('verbose', 3), 'verbose');
+  assert.equal(effectiveTrace('messages', 1), 'verbose');
+  assert.equal(effectiveTrace('verbose', 2), 'verbose');
+  assert.equal(effectiveTrace('loud', 4), 'off');
 });
 
 test('sameCommand compares argv element by element', () => {

@@ -29,4 +29,5 @@ test('client states before the server reports', () => {
   assert.equal(clientStateView('starting').busy, true);
   assert.equal(clientStateView('notInstalled', 'no module named whylens').detail, 'no module named whylens');
   assert.equal(clientStateView('stopped').severity, 'error');
+  assert.deepEqual([clientStateView('running').busy, clientStateView('running').severity], [false, 'information']);
 });

@@ -2,8 +2,18 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from whylens.history.repo import open_repository
+from whylens.history.walk import walk
 from whylens.index.store import IndexStore
-from whylens.pipeline import run_index
+from whylens.pipeline import anchoring, run_index
 from whylens.retrieval.search import search
 
 from histories import SESSION_V1, build_session_history
@@ -96,3 +106,162 @@ def test_index_lives_outside_the_repository_and_changes_nothing(make_repo, tmp_p
     assert not summary.index_dir.startswith(str(repo.root))
     assert repo.git("status", "--porcelain", "--ignored") == before
     assert (repo.root / ".git" / "config").read_bytes() == config_before
+
+
+# -- the anchor worker process ----------------------------------------------------------------
+
+WORKER = 1  # anchor_worker_min_commits that forces the worker for any run
+IN_PROCESS = 10**9  # ... and one that keeps anchoring in this process
+
+
+def _varied_history(repo) -> None:
+    """Edits, renames, moves across files, deletions, a binary file and a merge."""
+    build_session_history(repo)
+    repo.commit("Add a binary logo", {"assets/logo.png": b"\x89PNG\r\n\x1a\n\x00\xff" * 50})
+    for i in range(12):
+        body = "".join(f"def helper_{j}(raw):\n    return raw[:{j + i}]\n\n\n" for j in range(4))
+        repo.commit(f"Tune helpers round {i}\n\nHelpers must cut headers at {i} bytes, because "
+                    f"the proxy rejects longer ones with HTTP 431.", {f"src/util{i % 3}.py": body})
+    repo.git("mv", "src/util0.py", "src/text.py")
+    repo.commit("Rename util0 to text\n\nThe name said nothing about what it holds.")
+    moved = (repo.root / "src/util1.py").read_text()
+    repo.commit("Move the helpers of util1 into session\n\nOne module is easier to patch.",
+                {"src/util1.py": None, "src/session.py":
+                 (repo.root / "src/session.py").read_text() + "\n\n" + moved})
+    repo.git("checkout", "-q", "-b", "side")
+    repo.commit("Fix the timeout default\n\nThe default must be finite, otherwise a dead "
+                "server hangs the client forever.",
+                {"src/text.py": "def helper_0(raw):\n    return raw[:1]\n"})
+    repo.git("checkout", "-q", "-")
+    repo.commit("Document the pool", {"README.md": "# demo\n\nThe pool is bounded.\n"})
+    repo.git("merge", "-q", "--no-ff", "-m", "Merge branch side", "side",
+             env={"GIT_AUTHOR_DATE": "1800000000 +0000", "GIT_COMMITTER_DATE": "1800000000 +0000",
+                  "GIT_AUTHOR_NAME": "A", "GIT_AUTHOR_EMAIL": "a@example.com",
+                  "GIT_COMMITTER_NAME": "A", "GIT_COMMITTER_EMAIL": "a@example.com"})
+
+
+def _contents(index_dir) -> dict:
+    """Everything a reader returns about an index, in a comparable form."""
+    reader = _reader(index_dir)
+    try:
+        paths = sorted({path for record in reader.iter_records() for path in record.files}
+                       | {"src/session.py", "src/text.py", "src/util1.py", "src/util2.py"})
+        return {
+            "units": sorted(repr(unit) for unit in reader.iter_units()),
+            "records": sorted(repr(record) for record in reader.iter_records()),
+            "history": {path: [repr(entry) for entry in reader.file_history(path)]
+                        for path in paths},
+            "anchor_stats": _without_cache_counters(reader.meta.get("anchor_stats")),
+            "stats": {key: value for key, value in reader.stats().items()
+                      if key not in ("index_bytes", "updated")},  # when and how big
+        }
+    finally:
+        reader.close()
+
+
+def _without_cache_counters(stats: dict) -> dict:
+    """Anchor stats minus the parse-cache counters (the worker's cache is bigger)."""
+    return {k: v for k, v in stats.items() if k not in ("parsed", "incremental", "cache_hits")}
+
+
+def _comparable(summary) -> dict:
+    data = summary.as_dict()
+    del data["seconds"], data["index_dir"]
+    return data
+
+
+def test_worker_and_in_process_anchoring_index_the_same(make_repo, tmp_path, monkeypatch):
+    monkeypatch.setattr(anchoring, "LOOKAHEAD_COMMITS", 3)  # many round trips on a small history
+    monkeypatch.setattr(anchoring, "CHUNK_COMMITS", 2)
+    repo = make_repo()
+    _varied_history(repo)
+    alone = run_index(repo.root, tmp_path / "alone", anchor_worker_min_commits=IN_PROCESS)
+    helped = run_index(repo.root, tmp_path / "helped", anchor_worker_min_commits=WORKER)
+    assert _comparable(helped) == _comparable(alone)
+    assert alone.events > 5 and alone.commits_indexed == len(repo.shas) + 1  # + the merge
+    assert alone.files_skipped["unsupported"] >= 2  # the worker's stats reach the summary
+    assert _contents(tmp_path / "helped") == _contents(tmp_path / "alone")
+
+    # an incremental run through the worker appends the same as one in this process
+    repo.commit("Retry once on reset\n\nA reset connection must be retried once, because the "
+                "server closes idle keep-alive sockets.",
+                {"src/text.py": "def helper_0(raw, retries=1):\n    return raw[:1]\n"})
+    more_alone = run_index(repo.root, tmp_path / "alone", anchor_worker_min_commits=IN_PROCESS)
+    more_helped = run_index(repo.root, tmp_path / "helped", anchor_worker_min_commits=WORKER)
+    assert more_helped.mode == more_alone.mode == "incremental"
+    assert _comparable(more_helped) == _comparable(more_alone)
+    assert _contents(tmp_path / "helped") == _contents(tmp_path / "alone")
+
+
+def test_worker_threshold(monkeypatch):
+    monkeypatch.delenv(anchoring.WORKER_MIN_COMMITS_ENV, raising=False)
+    assert anchoring.wants_worker(5, min_commits=5) and not anchoring.wants_worker(4, 5)
+    assert not anchoring.wants_worker(0, min_commits=0)  # nothing to anchor
+    monkeypatch.setenv(anchoring.WORKER_MIN_COMMITS_ENV, "10")
+    assert anchoring.wants_worker(10) and not anchoring.wants_worker(9)
+    assert not anchoring.wants_worker(10, min_commits=11)  # the parameter wins
+    monkeypatch.setenv(anchoring.WORKER_MIN_COMMITS_ENV, "many")  # ignored: the default
+    if len(os.sched_getaffinity(0)) > 1:
+        assert anchoring.wants_worker(anchoring.DEFAULT_WORKER_MIN_COMMITS)
+    assert not anchoring.wants_worker(anchoring.DEFAULT_WORKER_MIN_COMMITS - 1)
+
+
+def _commits(repo):
+    with open_repository(repo.root) as opened:
+        return list(walk(opened, "HEAD"))
+
+
+def test_a_failing_worker_raises_a_clear_error(make_repo, tmp_path):
+    repo = make_repo()
+    build_session_history(repo)
+    commits = _commits(repo)
+    with anchoring.WorkerAnchoring(tmp_path / "not-a-repository", ()) as worker:
+        with pytest.raises(anchoring.AnchorWorkerError, match="not inside a git repository"):
+            list(worker.anchored(commits))
+    assert not psutil_alive(worker.pid)
+
+
+def test_a_dead_worker_raises_instead_of_hanging(make_repo):
+    repo = make_repo()
+    build_session_history(repo)
+    commits = _commits(repo)
+    with anchoring.WorkerAnchoring(repo.root, ()) as worker:
+        os.kill(worker.pid, signal.SIGKILL)
+        with pytest.raises(anchoring.AnchorWorkerError, match="died"):
+            list(worker.anchored(commits))
+
+
+ORPHAN_SCRIPT = """
+import sys, time
+from whylens.pipeline.anchoring import WorkerAnchoring
+if __name__ == "__main__":
+    with WorkerAnchoring(sys.argv[1], ()) as worker:
+        print(worker.pid, flush=True)
+        time.sleep(60)
+"""
+
+
+def test_the_worker_dies_with_its_parent(make_repo, tmp_path):
+    repo = make_repo()
+    build_session_history(repo)
+    script = tmp_path / "parent.py"
+    script.write_text(ORPHAN_SCRIPT)
+    parent = subprocess.Popen([sys.executable, str(script), str(repo.root)],
+                              stdout=subprocess.PIPE, text=True)
+    worker_pid = int(parent.stdout.readline())
+    assert psutil_alive(worker_pid)
+    parent.kill()
+    parent.wait()
+    deadline = time.monotonic() + 10
+    while psutil_alive(worker_pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not psutil_alive(worker_pid)
+
+
+def psutil_alive(pid: int | None) -> bool:
+    """Whether process ``pid`` runs (a zombie, dead but not yet reaped, counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, TypeError):
+        return False

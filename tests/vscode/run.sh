@@ -130,6 +130,7 @@ json.dump({
     "whylens.logging.level": "debug",
 }, open(sys.argv[1], "w"), indent=2)
 EOF
+export WHYLENS_E2E_SETTINGS="$RUN/ud/User/settings.json"   # the test edits it to change settings live
 CS_ARGS=(--config "$RUN/config.yaml" --user-data-dir "$RUN/ud" --extensions-dir "$RUN/ext")
 "$CS" "${CS_ARGS[@]}" --install-extension "$BUILD/whylens.vsix" >/dev/null
 "$CS" "${CS_ARGS[@]}" --install-extension "$BUILD/helper.vsix" >/dev/null

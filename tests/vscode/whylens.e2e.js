@@ -36,13 +36,23 @@ async function until(page, what, probe, timeoutMs = 30000, everyMs = 250) {
 }
 
 async function runCommand(page, title, { escape = true } = {}) {
-  if (escape) await page.keyboard.press('Escape'); // (Escape would also clear an editor selection)
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 15000 });
-  await input.fill(`>${title}`);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15000 });
-  await page.keyboard.press('Enter');
+  // A focus change in flight (e.g. an output channel taking focus) can close the palette while
+  // it is being typed into: try again, up to three times.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      if (escape) await page.keyboard.press('Escape'); // (Escape would also clear an editor selection)
+      await page.keyboard.press('F1');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ state: 'visible', timeout: 10000 });
+      await input.fill(`>${title}`, { timeout: 5000 });
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 10000 });
+      await page.keyboard.press('Enter');
+      return;
+    } catch (e) {
+      if (attempt === 3) throw e;
+      log(`retrying command "${title}": ${e.message.split('\n')[0]}`);
+    }
+  }
 }
 
 async function openFile(page, name) {
@@ -59,22 +69,44 @@ function wordLocator(page, word) {
   }).first();
 }
 
-async function hoverText(page, word, expect, timeoutMs) {
+/** Hover `word` once; the hover's text when it matches `expect` within `waitMs`, else ''. */
+async function hoverOnce(page, word, expect, waitMs = 4000) {
   const target = wordLocator(page, word);
   await target.waitFor({ timeout: 30000 });
   const hover = page.locator('.monaco-hover').filter({ visible: true }).first();
-  return until(page, `a hover on ${word} containing ${expect}`, async () => {
-    const box = await target.boundingBox();
-    await page.mouse.move(box.x - 40, box.y + box.height * 5);
-    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 4 });
-    const deadline = Date.now() + 4000;
-    while (Date.now() < deadline) {
-      const text = (await hover.count()) ? await hover.innerText().catch(() => '') : '';
-      if (expect.test(text)) return text;
-      await page.waitForTimeout(200);
-    }
-    return undefined;
-  }, timeoutMs, 100);
+  const box = await target.boundingBox();
+  // away first (off the editor, so an open hover closes), then onto the word
+  await page.mouse.move(150, 500);
+  await hover.waitFor({ state: 'hidden', timeout: 3000 }).catch(() => undefined);
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 4 });
+  const deadline = Date.now() + waitMs;
+  while (Date.now() < deadline) {
+    const text = (await hover.count()) ? await hover.innerText().catch(() => '') : '';
+    if (expect.test(text)) return text;
+    await page.waitForTimeout(200);
+  }
+  return '';
+}
+
+async function hoverText(page, word, expect, timeoutMs) {
+  return until(page, `a hover on ${word} matching ${expect}`, () => hoverOnce(page, word, expect), timeoutMs, 100);
+}
+
+/** The "server started" lines of the WhyLens output channel (filtered: the view is virtualized). */
+async function startLines(page) {
+  await runCommand(page, 'WhyLens: Show Logs');
+  const panel = page.locator('.part.panel');
+  await panel.locator('.monaco-select-box, select', { hasText: 'WhyLens' }).first().waitFor({ timeout: 15000 });
+  const filter = panel.locator('input[placeholder^="Filter"]').filter({ visible: true }).first();
+  // the filter applies after a debounce; the first start is always there, so wait for it.
+  // (Show Logs moves the focus to the channel asynchronously: re-fill if the text went astray)
+  return until(page, 'the filtered WhyLens output', async () => {
+    if ((await filter.inputValue()) !== 'server started') await filter.fill('server started');
+    const text = await panel.innerText().catch(() => '');
+    const lines = text.split('\n').filter((l) => /server\s+started/.test(l)); // (Monaco renders nbsp)
+    const unfiltered = /Sending request|Received|interpreter /.test(text);
+    return lines.length && !unfiltered ? lines : undefined;
+  }, 15000);
 }
 
 /** Text of every frame (webviews such as the markdown preview live in nested iframes). */
@@ -238,21 +270,60 @@ check('explain-error', async (page) => {
 });
 
 check('restart-and-logs', async (page) => {
+  const before = (await startLines(page)).length;
   await runCommand(page, 'WhyLens: Restart Server');
-  await runCommand(page, 'WhyLens: Show Logs');
-  const panel = page.locator('.part.panel');
-  await panel.locator('.monaco-select-box, select', { hasText: 'WhyLens' }).first().waitFor({ timeout: 15000 });
-  // filter the channel (it is virtualized): two starts, the first one and the restart
-  await panel.locator('input[placeholder^="Filter"]').first().fill('server started');
-  const text = await until(page, 'two "server started" lines in the WhyLens output', async () => {
-    const all = await panel.innerText().catch(() => '');
-    return (all.match(/server\s+started/g) || []).length >= 2 ? all : undefined; // (Monaco renders nbsp)
+  const lines = await until(page, 'one more "server started" line in the WhyLens output', async () => {
+    const now = await startLines(page);
+    return now.length === before + 1 ? now : undefined;
   }, 60000);
   await extraShot(page, 'logs');
   await openFile(page, FILE);
   await hoverText(page, FUNCTION, /deadlock/i, 60000);
-  const started = text.split('\n').filter((l) => /server\s+started/.test(l));
-  return `restarted; hover works again; ${started.length} start lines in the log`;
+  return `restarted; hover works again; ${lines.length} start lines in the log`;
+});
+
+/** Replace the user settings the way a user would: settings.json in the editor, then save. */
+async function writeUserSettings(page, settings) {
+  await runCommand(page, 'Preferences: Open User Settings (JSON)');
+  // (Code 1.139 opens it in a modal editor, older ones in a tab: find the editor by its content)
+  const editor = page.locator('.monaco-editor', { hasText: 'whylens.server.interpreter' }).filter({ visible: true }).last();
+  await editor.waitFor({ timeout: 15000 });
+  await editor.locator('.view-lines').click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Delete');
+  await page.keyboard.insertText(JSON.stringify(settings, null, 2)); // (no auto-closing brackets)
+  await page.keyboard.press('Control+S');
+  await page.locator('.tab.dirty', { hasText: 'settings.json' }).first().waitFor({ state: 'detached', timeout: 15000 });
+  await runCommand(page, 'View: Close All Editors');
+  await editor.waitFor({ state: 'detached', timeout: 15000 });
+}
+
+check('settings', async (page) => {
+  const file = process.env.WHYLENS_E2E_SETTINGS;
+  const settings = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const before = (await startLines(page)).length;
+  // an ordinary setting reaches the running server: no restart
+  await writeUserSettings(page, { ...settings, 'whylens.hover.enabled': false });
+  await openFile(page, FILE);
+  await until(page, 'no why-card once whylens.hover.enabled is false', async () =>
+    (await hoverOnce(page, FUNCTION, /deadlock/i, 2500)) === '' && (await hoverOnce(page, FUNCTION, /deadlock/i, 2500)) === '', 30000);
+  const afterHoverOff = (await startLines(page)).length;
+  if (afterHoverOff !== before) throw new Error(`changing hover.enabled restarted the server (${before} → ${afterHoverOff} starts)`);
+  if (process.env.WHYLENS_E2E_INSTALL === '1') {
+    // the setting names a Python without the server; the private environment runs it either way
+    await writeUserSettings(page, settings);
+    return 'hover.enabled=false: hover gone, no restart (interpreter part skipped in install mode)';
+  }
+  // the interpreter setting restarts it, with the new command
+  const interpreter = [...settings['whylens.server.interpreter'], '-X', 'utf8'];
+  await writeUserSettings(page, { ...settings, 'whylens.server.interpreter': interpreter });
+  const lines = await until(page, 'a restart with the new interpreter', async () => {
+    const now = await startLines(page);
+    return now.length === before + 1 && /-X\s+utf8/.test(now[now.length - 1]) ? now : undefined;
+  }, 60000);
+  await openFile(page, FILE);
+  await hoverText(page, FUNCTION, /deadlock/i, 60000);
+  return `hover.enabled=false: hover gone, no restart; interpreter changed: 1 restart (${JSON.stringify(lines[lines.length - 1].replace(/\s+/g, ' ').slice(24, 120))})`;
 });
 
 (async () => {

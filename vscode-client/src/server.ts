@@ -2,11 +2,11 @@
 // Restarts are serialized (never two at once) and happen only when the interpreter changes.
 import * as os from 'os';
 import * as vscode from 'vscode';
-import { CodeLensRequest, Executable, LanguageClient, LanguageClientOptions, State } from 'vscode-languageclient/node';
+import { CodeLensRequest, Executable, LanguageClient, LanguageClientOptions, State, Trace } from 'vscode-languageclient/node';
 import { ClientCommands, IndexStatusParams, Notifications, ServerCommands } from './protocol';
 import { Candidate, ProbeResult, interpreterCandidates, serverCommand } from './pure/interpreter';
 import { rewriteLensCommand } from './pure/rationaleText';
-import { initializationOptions, readClientSettings, sameCommand } from './pure/settings';
+import { effectiveTrace, initializationOptions, readClientSettings, sameCommand } from './pure/settings';
 import { CoalescingQueue } from './pure/timing';
 import { probeInterpreter, pythonExtensionInterpreter } from './python';
 import { existingPrivatePython, installServer } from './setup';
@@ -44,12 +44,16 @@ export class ServerManager implements vscode.Disposable {
   /** Fires when an index run ends (answers may have changed for what is already on screen). */
   readonly onIndexReady = this.indexReady.event;
   private readonly indexStates = new Map<string, string>();
+  private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly log: vscode.LogOutputChannel,
     private readonly status: StatusItem,
-  ) {}
+  ) {
+    // "Set Log Level…" on the WhyLens channel raises the LSP trace (Trace → verbose, Debug → messages)
+    this.subscriptions.push(log.onDidChangeLogLevel(() => void this.applyTrace()));
+  }
 
   /** The client when the server is running, else undefined. */
   get running(): LanguageClient | undefined {
@@ -120,6 +124,9 @@ export class ServerManager implements vscode.Disposable {
     try {
       await client.start();
       this.log.info(`server started: ${interpreter.join(' ')} -m whylens serve`);
+      if (!vscode.workspace.workspaceFolders?.length) this.status.clientState('noRepository');
+      else this.status.clientState('running');
+      await this.applyTrace();
       this.started.fire(client);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
@@ -181,6 +188,14 @@ export class ServerManager implements vscode.Disposable {
     return client;
   }
 
+  private async applyTrace(): Promise<void> {
+    const client = this.running;
+    if (!client) return;
+    const level = effectiveTrace(config().get('trace.server'), this.log.logLevel);
+    const trace = level === 'verbose' ? Trace.Verbose : level === 'messages' ? Trace.Messages : Trace.Off;
+    await client.setTrace(trace).catch(() => undefined);
+  }
+
   private onIndexStatus(client: LanguageClient, params: IndexStatusParams): void {
     this.status.indexStatus(params);
     const folder = params.folder ?? '';
@@ -216,6 +231,7 @@ export class ServerManager implements vscode.Disposable {
   async dispose(): Promise<void> {
     this.started.dispose();
     this.indexReady.dispose();
+    for (const s of this.subscriptions) s.dispose();
     await this.stopClient();
   }
 }

@@ -46,6 +46,9 @@ def register(subparsers) -> None:
     p.set_defaults(handler=cmd_export)
 
 
+_PHASE_LINES = {"records": "building decision records", "commit": "writing the index"}
+
+
 class _Progress:
     """Renders pipeline progress as a bar, plain lines or JSON lines."""
 
@@ -73,8 +76,10 @@ class _Progress:
             end = "\n" if phase == "done" else ""
             print(f"\r{phase:8} [{'#' * filled}{'.' * (30 - filled)}] {pct:3}% {done}/{total}",
                   end=end, file=sys.stderr, flush=True)
-        else:
-            print(f"{phase}: {done}/{total} commits ({pct}%)", file=sys.stderr, flush=True)
+        elif phase == "mine":
+            print(f"mining: {done}/{total} commits ({pct}%)", file=sys.stderr, flush=True)
+        elif phase in _PHASE_LINES:
+            print(_PHASE_LINES[phase], file=sys.stderr, flush=True)
 
 
 def cmd_index(args) -> int:

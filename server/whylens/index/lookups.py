@@ -35,19 +35,29 @@ def _in(values: list[str]) -> str:
     return "(" + ",".join("?" * len(values)) + ")"
 
 
-def _items(conn, table, links, key, name, path, loader):
+def items_sql(table: str, links: str, key: str, n_paths: int) -> str:
+    """The symbol → units/records query, restricted to ``n_paths`` file names when > 0.
+
+    The plan is fixed by hand: start from the symbol (``tail`` equality, tens of rows), then
+    probe the (path, id) primary key of the files table once per row. Left to itself, sqlite (no
+    ANALYZE statistics) walked every unit of the file first: 85 units of a symbol in a file with
+    17k units took 6.6 ms instead of 0.2 ms. CROSS JOIN pins the join order.
+    """
     sql = (
-        f"SELECT DISTINCT t.id, t.ts, t.json FROM {links} s JOIN {table} t ON t.id = s.{key} "
-        "WHERE s.tail = ?"
+        f"SELECT DISTINCT t.id, t.ts, t.json FROM {links} s CROSS JOIN {table} t "
+        f"ON t.id = s.{key} WHERE s.tail = ?"
     )
-    args: list = [clean_text(name)]
-    if path:
-        aliases = path_aliases(conn, path)
+    if n_paths:
         files = "unit_files" if table == "units" else "record_files"
-        sql += f" AND t.id IN (SELECT {key} FROM {files} WHERE path IN {_in(aliases)})"
-        args += aliases
-    sql += " ORDER BY t.ts DESC, t.id"
-    return [loader(row[2]) for row in conn.execute(sql, args)]
+        sql += (f" AND EXISTS (SELECT 1 FROM {files} f WHERE f.{key} = s.{key} "
+                f"AND f.path IN ({','.join('?' * n_paths)}))")
+    return sql + " ORDER BY t.ts DESC, t.id"
+
+
+def _items(conn, table, links, key, name, path, loader):
+    aliases = path_aliases(conn, path) if path else []
+    sql = items_sql(table, links, key, len(aliases))
+    return [loader(row[2]) for row in conn.execute(sql, [clean_text(name)] + aliases)]
 
 
 def units_for_symbol(conn, name: str, path: str | None = None) -> list[Unit]:

@@ -5,11 +5,14 @@ worker process while the main process extracts units and writes the index for ea
 the main process walks and ships commits ahead (bounded look-ahead, in chunks), the worker
 anchors them in walk order (the Anchorer's parse cache relies on newest-first order, and it
 matches renames and moves across one commit's files, so commits are never split) and sends the
-events back in the same order. Both paths give identical results.
+events back in the same order. Both paths give identical results (only the parse-cache
+counters of ``stats`` differ: the worker keeps a bigger cache).
 
-The worker dies with its parent: it polls its inbox with a timeout and exits as soon as its
-parent process is gone (a SIGKILLed `whylens index` leaves no orphan). A worker exception, or
-a worker that dies, surfaces in the parent as ``AnchorWorkerError``, never as a hang.
+The worker dies with its parent: it exits as soon as its parent process is gone (end of file
+on the commit pipe, or a changed parent pid), so a SIGKILLed `whylens index` leaves no orphan.
+A worker exception, or a worker that dies, surfaces in the parent as ``AnchorWorkerError``,
+never as a hang. The worker is started with "spawn": a script calling ``run_index`` must guard
+its top level with ``if __name__ == "__main__":`` (the multiprocessing rule).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import multiprocessing
 import os
 import queue
 import signal
+import threading
 import traceback
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -34,6 +38,9 @@ WORKER_MIN_COMMITS_ENV = "WHYLENS_ANCHOR_WORKER_MIN_COMMITS"  # tests and benchm
 LOOKAHEAD_COMMITS = 256  # commits shipped to the worker and not yet consumed, at most
 CHUNK_COMMITS = 16  # commits per message (one pickle each way)
 POLL_SECONDS = 0.5  # how often each side checks that the other is still alive
+# The worker holds no index, so it affords a bigger parse cache than the Anchorer's default
+# (256): on psf/requests, 7% fewer parses, 4-14% less anchoring CPU, the same events.
+WORKER_CACHE_ENTRIES = 1024
 
 Pair = tuple[Commit, list[SymbolEvent]]
 
@@ -94,23 +101,34 @@ class InProcessAnchoring:
 class WorkerAnchoring:
     """Anchors in one worker process, ``LOOKAHEAD_COMMITS`` ahead of the consumer.
 
-    A context manager: leaving it (normally or by an exception) stops the worker.
+    A context manager: leaving it (normally or by an exception) stops the worker. Two one-way
+    pipes, no locks (so no multiprocessing resource-tracker process): the parent may block
+    sending commits only while the worker anchors, because the worker never blocks sending
+    events (a thread of its own does), so the two cannot wait on each other.
     """
 
-    def __init__(self, repo_path: str, attributes, lookahead: int = LOOKAHEAD_COMMITS,
-                 chunk: int = CHUNK_COMMITS) -> None:
+    def __init__(self, repo_path, attributes, lookahead: int | None = None,
+                 chunk: int | None = None) -> None:
+        self._chunk = chunk or CHUNK_COMMITS
+        self._lookahead = max(lookahead or LOOKAHEAD_COMMITS, self._chunk)
         context = multiprocessing.get_context("spawn")  # no inherited git pipes, no fork+threads
-        self._inbox = context.Queue()
-        self._outbox = context.Queue()
-        self._lookahead = max(lookahead, chunk)
-        self._chunk = chunk
+        self._commits_out, self._worker_commits = _pipe(context)
+        self._worker_events, self._events_in = _pipe(context)
         self._process = context.Process(
             target=_serve, name="whylens-anchor", daemon=True,
-            args=(str(repo_path), list(attributes), self._inbox, self._outbox, os.getpid()))
+            args=(str(repo_path), list(attributes), self._worker_commits, self._worker_events,
+                  os.getpid()))
         self.stats: dict = {}
+
+    @property
+    def pid(self) -> int | None:
+        """The worker's process id once started."""
+        return self._process.pid
 
     def __enter__(self) -> WorkerAnchoring:
         self._process.start()
+        self._worker_commits.close()  # the worker's ends: if it dies, ours see EOF
+        self._worker_events.close()
         return self
 
     def __exit__(self, *exc) -> None:
@@ -122,13 +140,15 @@ class WorkerAnchoring:
         for commit in commits:
             chunk.append(commit)
             if len(chunk) >= self._chunk:
-                self._ship(chunk, pending)
+                self._send(chunk)
+                pending.extend(chunk)
                 chunk = []
             while len(pending) > self._lookahead:
                 yield from self._receive(pending)
         if chunk:
-            self._ship(chunk, pending)
-        self._inbox.put(None)  # end of the walk: the worker answers with its stats and exits
+            self._send(chunk)
+            pending.extend(chunk)
+        self._send(None)  # end of the walk: the worker answers with its stats and exits
         while pending:
             yield from self._receive(pending)
         kind, payload = self._get()
@@ -138,23 +158,25 @@ class WorkerAnchoring:
 
     def close(self) -> None:
         """Stop the worker: it has normally exited already; otherwise it is terminated."""
+        self._commits_out.close()  # a worker still waiting for commits sees EOF and exits
+        self._events_in.close()
         process = self._process
-        if process.pid is not None:
-            if self.stats:  # it answered everything and is exiting by itself
-                process.join(timeout=5.0)
-            if process.is_alive():
-                process.terminate()
-                process.join(timeout=2.0)
-            if process.is_alive():
-                process.kill()
-                process.join()
-        for box in (self._inbox, self._outbox):
-            box.cancel_join_thread()  # never block exiting on a pipe nobody reads any more
-            box.close()
+        if process.pid is None:
+            return
+        process.join(timeout=5.0 if self.stats else 0.5)
+        if process.is_alive():
+            process.terminate()
+            process.join(timeout=2.0)
+        if process.is_alive():
+            process.kill()
+            process.join()
 
-    def _ship(self, chunk: list[Commit], pending: deque[Commit]) -> None:
-        self._inbox.put(chunk)
-        pending.extend(chunk)
+    def _send(self, chunk: list[Commit] | None) -> None:
+        try:
+            self._commits_out.send(chunk)
+        except OSError:  # the worker is gone: its message (if any) says why
+            self._get()
+            raise self._died() from None
 
     def _receive(self, pending: deque[Commit]) -> Iterator[Pair]:
         kind, payload = self._get()
@@ -169,45 +191,72 @@ class WorkerAnchoring:
 
     def _get(self) -> tuple[str, object]:
         """The worker's next message; raises if it failed or died instead of answering."""
-        while True:
-            try:
-                message = self._outbox.get(timeout=POLL_SECONDS)
-            except queue.Empty:
-                if self._process.is_alive():
-                    continue
-                try:  # it may have exited right after its last message
-                    message = self._outbox.get(timeout=POLL_SECONDS)
-                except queue.Empty:
-                    raise AnchorWorkerError(
-                        f"the anchor worker process died (exit code {self._process.exitcode}) "
-                        f"before answering; run `whylens index` again (it resumes), or set "
-                        f"{WORKER_MIN_COMMITS_ENV}=1000000000 to anchor in one process"
-                    ) from None
-            if message[0] == "error":
-                _, text, worker_traceback = message
-                raise AnchorWorkerError(text, worker_traceback)
-            return message
+        try:
+            while not self._events_in.poll(POLL_SECONDS):
+                if not self._process.is_alive() and not self._events_in.poll(0):
+                    raise self._died()
+            message = self._events_in.recv()
+        except (EOFError, OSError):
+            raise self._died() from None
+        if message[0] == "error":
+            _, text, worker_traceback = message
+            raise AnchorWorkerError(text, worker_traceback)
+        return message
+
+    def _died(self) -> AnchorWorkerError:
+        self._process.join(timeout=1.0)
+        return AnchorWorkerError(
+            f"the anchor worker process died (exit code {self._process.exitcode}) before "
+            f"answering; run `whylens index` again (it resumes), or set "
+            f"{WORKER_MIN_COMMITS_ENV}=1000000000 to anchor in one process")
 
 
-def _serve(repo_path: str, attributes: list, inbox, outbox, parent_pid: int) -> None:
-    """The worker's main: chunks of commits in, their events out, in order; stats at the end."""
+def _pipe(context):
+    """(sending end, receiving end) of a one-way pipe."""
+    receiving, sending = context.Pipe(duplex=False)
+    return sending, receiving
+
+
+def _serve(repo_path: str, attributes: list, commits, events, parent_pid: int) -> None:
+    """The worker's main: chunks of commits in, their events out, in order; stats at the end.
+
+    Exits as soon as the parent is gone: its end of the pipe closes (EOF), or, should a
+    grandchild hold it open, the parent pid changes (checked every ``POLL_SECONDS``).
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    outbox: queue.SimpleQueue = queue.SimpleQueue()
+    sender = threading.Thread(target=_send_all, args=(outbox, events), daemon=True)
+    sender.start()
     try:
         with open_repository(repo_path) as repo, BlobReader(repo) as blobs:
-            anchorer = Anchorer(blobs.read, attributes=attributes)
+            anchorer = Anchorer(blobs.read, attributes=attributes,
+                                cache_entries=WORKER_CACHE_ENTRIES)
             while True:
+                if not commits.poll(POLL_SECONDS):
+                    if os.getppid() != parent_pid:
+                        os._exit(0)  # orphaned: nobody will read what we would compute
+                    continue
                 try:
-                    chunk = inbox.get(timeout=POLL_SECONDS)
-                except queue.Empty:
-                    chunk = ()
-                if os.getppid() != parent_pid:
-                    os._exit(0)  # orphaned: nobody will read what we would compute
+                    chunk = commits.recv()
+                except (EOFError, OSError):
+                    os._exit(0)  # the parent closed its end or died
                 if chunk is None:
                     break
-                if chunk:
-                    outbox.put(("events", [(c.sha, _anchor(anchorer, c)) for c in chunk]))
+                outbox.put(("events", [(c.sha, _anchor(anchorer, c)) for c in chunk]))
             outbox.put(("stats", anchorer.stats))
     except BaseException as exc:  # anything at all must reach the parent, not hang it
         text = str(exc) if isinstance(exc, WhyLensError) else (
             f"anchoring symbols failed in the worker process: {type(exc).__name__}: {exc}")
         outbox.put(("error", text, traceback.format_exc()))
+    outbox.put(None)
+    sender.join()
+
+
+def _send_all(outbox: queue.SimpleQueue, events) -> None:
+    """The worker's sending thread, so that anchoring never waits on a full pipe."""
+    while (message := outbox.get()) is not None:
+        try:
+            events.send(message)
+        except OSError:
+            os._exit(0)  # the parent is gone
+    events.close()

@@ -210,7 +210,9 @@ class _Engine:
                 confidence = 0.45 + (0.1 if recent else 0) + (0.25 if rel.relevant else 0)
                 body = (f"{ref} “{one_line(record.title, 100)}” changed `{name}` and was reverted; "
                         "check this change does not repeat it.")
-                self.add(where, "reverted-before", body, confidence, (record.id,))
+                # its fixing commits are evidence too: the same revert is never cited twice
+                self.add(where, "reverted-before", body, confidence,
+                         (record.id, *record.fixing_commits))
                 continue
             decided = {c.text.strip() for c in record.decision} | {record.title.strip()}
             for claim in record.rejected:

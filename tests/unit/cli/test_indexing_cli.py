@@ -8,6 +8,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -178,16 +179,22 @@ def test_killed_indexer_leaves_a_readable_index_and_resumes(make_repo, tmp_path)
     expected = subprocess.run([sys.executable, "-m", "whylens", "export", "--repo",
                                str(repo.root), "--index-dir", str(clean)],
                               check=True, capture_output=True, text=True).stdout
-    for kill_after_lines in (1, 2, 4):
+    for kill_after_lines in (1, 2, 4, "worker"):  # "worker": once the anchor worker runs
         target = tmp_path / f"killed{kill_after_lines}"
+        # Through the anchor worker process, tagged so that a surviving one can be found.
+        env = {**os.environ, "WHYLENS_ANCHOR_WORKER_MIN_COMMITS": "1",
+               "WHYLENS_TEST_TAG": str(target)}
         proc = subprocess.Popen([sys.executable, "-m", "whylens", "index", "--repo", str(repo.root),
                                  "--index-dir", str(target), "--progress", "json"],
-                                stdout=subprocess.PIPE, text=True)
-        for _ in range(kill_after_lines):
+                                stdout=subprocess.PIPE, text=True, env=env)
+        if kill_after_lines == "worker":
+            assert _wait_for_worker(str(target), proc.pid), "the anchor worker never started"
+        for _ in range(0 if kill_after_lines == "worker" else kill_after_lines):
             if not proc.stdout.readline():
                 break
         proc.send_signal(signal.SIGKILL)
         proc.wait()
+        assert _no_process_tagged(str(target)), "a child of the killed indexer survived it"
         # Whatever it left opens (or is reported missing) without a traceback.
         left = subprocess.run([sys.executable, "-m", "whylens", "stats", "--repo", str(repo.root),
                                "--index-dir", str(target)], capture_output=True, text=True)
@@ -199,3 +206,41 @@ def test_killed_indexer_leaves_a_readable_index_and_resumes(make_repo, tmp_path)
                                  check=True, capture_output=True, text=True).stdout
         assert resumed == expected
     shutil.rmtree(clean)
+
+
+def _tagged(tag: str) -> dict[int, bytes]:
+    """Live processes (pid → command line) with WHYLENS_TEST_TAG=tag in their environment."""
+    needle = f"WHYLENS_TEST_TAG={tag}".encode() + b"\0"
+    found = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as environ:
+                if needle not in environ.read():
+                    continue
+            with open(f"/proc/{pid}/stat") as stat:  # a zombie is dead already
+                if stat.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    continue
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                found[int(pid)] = cmdline.read()
+        except OSError:
+            continue
+    return found
+
+
+def _wait_for_worker(tag: str, parent: int, wait_seconds: float = 20.0) -> bool:
+    deadline = time.monotonic() + wait_seconds
+    while time.monotonic() < deadline:
+        if any(b"spawn_main" in cmd for pid, cmd in _tagged(tag).items() if pid != parent):
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def _no_process_tagged(tag: str, wait_seconds: float = 10.0) -> bool:
+    """True once no live process has WHYLENS_TEST_TAG=tag in its environment."""
+    deadline = time.monotonic() + wait_seconds
+    while _tagged(tag):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True

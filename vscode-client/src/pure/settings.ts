@@ -107,6 +107,23 @@ export function initializationOptions(
   };
 }
 
+export type TraceLevel = 'off' | 'messages' | 'verbose';
+
+/** vscode.LogLevel values (Off 0, Trace 1, Debug 2, Info 3, Warning 4, Error 5). */
+const LOG_TRACE = 1;
+const LOG_DEBUG = 2;
+
+/**
+ * The LSP trace: the `whylens.trace.server` setting, raised by the output channel's log level
+ * ("Set Log Level…" on the WhyLens channel): Trace → verbose, Debug → messages.
+ */
+export function effectiveTrace(setting: unknown, logLevel: number): TraceLevel {
+  const order: TraceLevel[] = ['off', 'messages', 'verbose'];
+  const fromSetting = order.includes(setting as TraceLevel) ? (setting as TraceLevel) : 'off';
+  const fromLog: TraceLevel = logLevel === LOG_TRACE ? 'verbose' : logLevel === LOG_DEBUG ? 'messages' : 'off';
+  return order.indexOf(fromLog) > order.indexOf(fromSetting) ? fromLog : fromSetting;
+}
+
 export function sameCommand(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
   if (!a || !b) return a === b;
   return a.length === b.length && a.every((item, i) => item === b[i]);

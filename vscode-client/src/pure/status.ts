@@ -11,7 +11,7 @@ export interface StatusView {
 }
 
 /** States the client knows before the server reports anything. */
-export type ClientState = 'starting' | 'stopped' | 'notInstalled' | 'noRepository';
+export type ClientState = 'starting' | 'running' | 'stopped' | 'notInstalled' | 'noRepository';
 
 function count(n: number | null | undefined, what: string): string {
   const value = typeof n === 'number' && Number.isFinite(n) ? n : 0;
@@ -49,6 +49,8 @@ export function clientStateView(state: ClientState, why = ''): StatusView {
   switch (state) {
     case 'starting':
       return { text: 'WhyLens: starting', detail: why || 'Starting the server', busy: true, severity: 'information' };
+    case 'running':
+      return { text: 'WhyLens', detail: why || 'Server running; waiting for the index status', busy: false, severity: 'information' };
     case 'notInstalled':
       return { text: 'WhyLens: server not installed', detail: why, busy: false, severity: 'error' };
     case 'noRepository':

@@ -6,13 +6,15 @@ One run indexes the commits reachable from ``rev`` that the index does not hold 
 - otherwise only ``rev ^last_sha``; commits already present (a killed run) are skipped, so a run
   that was interrupted resumes where it stopped.
 Newest commits come first and are flushed every few seconds, so a big backfill answers early.
+Symbol anchoring, most of the CPU, runs in a worker process for big runs (see ``anchoring``),
+overlapping with unit extraction and index writes here.
 """
 
 from __future__ import annotations
 
 import contextlib
 import time
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -26,9 +28,9 @@ from whylens.index.location import default_index_dir
 from whylens.index.store import PIPELINE_VERSION, IndexStore
 from whylens.knowledge.extract import extract_units
 from whylens.models import Commit
+from whylens.pipeline.anchoring import InProcessAnchoring, WorkerAnchoring, wants_worker
 from whylens.records.github import load_export, merge_tracker
 from whylens.records.history import build_records, coalesce_with, revert_pairs
-from whylens.symbols.anchor import Anchorer
 
 # progress(phase, done, total): phase is "mine" while commits stream, then "records", "commit".
 Progress = Callable[[str, int, int], None]
@@ -95,7 +97,13 @@ def run_index(
     index_dir: str | Path | None = None,
     rev: str = "HEAD",
     progress: Progress | None = None,
+    anchor_worker_min_commits: int | None = None,
 ) -> IndexSummary:
+    """Index the new commits reachable from ``rev``; see the module docstring.
+
+    ``anchor_worker_min_commits``: anchor in a worker process when at least this many commits
+    are new (default: $WHYLENS_ANCHOR_WORKER_MIN_COMMITS, else 200 on 2+ cores, else never).
+    """
     started = time.monotonic()
     report = progress or (lambda phase, done, total: None)
     with open_repository(repo_path) as repo:
@@ -122,36 +130,37 @@ def run_index(
                             shallow=repo.is_shallow, web_base=links.base if links else None,
                             web_kind=links.kind if links else None, complete_head=None,
                             github_export=prior_meta.get("github_export"))
-            anchorer = Anchorer(blobs.read, attributes=repo.gitattributes(head))
+            attributes = repo.gitattributes(head)
+            anchoring = stack.enter_context(
+                WorkerAnchoring(Path(repo_path).absolute(), attributes)  # as opened here
+                if wants_worker(summary.commits_total, anchor_worker_min_commits)
+                else InProcessAnchoring(blobs.read, attributes))
             skip = previous.has_commit if mode == "resumed" else None
-            mined, events = _mine(walk(repo, head, exclude=exclude), anchorer, writer, skip,
-                                  summary, report)
+            commits = stack.enter_context(contextlib.closing(walk(repo, head, exclude=exclude)))
+            mined, events = _mine(commits, anchoring, writer, skip, summary, report)
             report("records", 0, 1)
             _write_records(writer, mined, events, previous, prior_meta.get("github_export"),
                            summary)
-            summary.files_skipped.update(anchorer.stats.get("skipped", {}))
+            summary.files_skipped.update(anchoring.stats.get("skipped", {}))
             report("commit", 0, 1)
             writer.set_meta(last_sha=head, complete_head=head, indexed_at=_now(),
-                            anchor_stats=_jsonable(dict(anchorer.stats)))
+                            anchor_stats=_jsonable(dict(anchoring.stats)))
             writer.commit()
     summary.seconds = time.monotonic() - started
     report("done", summary.commits_indexed, summary.commits_total)
     return summary
 
 
-def _mine(commits, anchorer, writer, skip, summary: IndexSummary, report: Progress):
+def _mine(commits, anchoring, writer, skip, summary: IndexSummary, report: Progress):
     """Anchor and extract every new commit, writing as it goes; returns slim commits + events."""
     mined: list[Commit] = []
     batch: list[Commit] = []
     events_by_commit: dict[str, list] = {}
     next_flush = time.monotonic() + FIRST_FLUSH_SECONDS
     interval = FIRST_FLUSH_SECONDS
-    seen = 0
-    for commit in commits:
-        seen += 1
-        if skip is not None and skip(commit.sha):
-            continue
-        events = anchorer.events(commit) if len(commit.parents) <= 1 else []
+    new = _NewCommits(commits, skip)  # anchoring may run ahead of this loop
+    for commit, events in anchoring.anchored(new):
+        seen = new.positions.popleft()
         events_by_commit[commit.sha] = events
         symbols = tuple(dict.fromkeys(e.symbol for e in events))
         units = extract_units(commit, files=tuple(c.path for c in commit.changes),
@@ -177,8 +186,24 @@ def _mine(commits, anchorer, writer, skip, summary: IndexSummary, report: Progre
             next_flush = time.monotonic() + interval
     writer.add_commits(batch)
     summary.commits_indexed = len(mined)
-    report("mine", seen, summary.commits_total)
+    report("mine", new.walked, summary.commits_total)
     return mined, events_by_commit
+
+
+class _NewCommits:
+    """The walk minus the commits already indexed; remembers each new commit's walk position."""
+
+    def __init__(self, commits, skip) -> None:
+        self._commits, self._skip = commits, skip
+        self.walked = 0
+        self.positions: deque[int] = deque()
+
+    def __iter__(self):
+        for commit in self._commits:
+            self.walked += 1
+            if self._skip is None or not self._skip(commit.sha):
+                self.positions.append(self.walked)
+                yield commit
 
 
 def _write_records(writer, mined, events_by_commit, previous, export_dir, summary) -> None:
