@@ -5,9 +5,10 @@
 Prints, from the same run: the floors `git log --name-status -M` and `git log -p -U0 -M`
 (output discarded, wall and CPU), then for each indexing mode a full `whylens index`: wall time
 (min/median), CPU time (user + sys of the indexer and every process it waited for: the anchor
-worker and git), commits/s, ratio to the `git log -p` floor, and peak RSS of the indexer's
+worker and git), commits/s, ratio to the `git log -p` floor, peak RSS of the indexer's
 process tree (summed over the processes alive at the same moment, git included, sampled every
-20 ms). Modes: ``worker`` (the default decision: an anchor worker process for big runs),
+20 ms), and the CPU split between the indexer, the anchor worker and git (the larger of the
+first two bounds the wall time on idle cores). Modes: ``worker`` (the default decision: an anchor worker process for big runs),
 ``inprocess`` (forced single process, via WHYLENS_ANCHOR_WORKER_MIN_COMMITS), ``both``
 (interleaved, so both see the same machine load). Then the units per 1,000 commits, records,
 symbol events, an incremental run after no change, the index size, and the load average
@@ -37,12 +38,25 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def tree_rss_kb(pid: int) -> int:
-    """VmRSS summed over ``pid`` and its descendants (0 once it is gone)."""
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def tree_rss_kb(pid: int, cpu: dict[int, tuple[str, float]]) -> int:
+    """VmRSS summed over ``pid`` and its descendants (0 once it is gone); notes each one's CPU
+    seconds so far in ``cpu`` (pid → (kind, seconds))."""
     total, todo = 0, [pid]
     while todo:
         current = todo.pop()
         try:
+            with open(f"/proc/{current}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{current}/cmdline", "rb") as cmdline:
+                args = cmdline.read()
+            kind = ("indexer" if current == pid else "anchor worker" if b"spawn_main" in args
+                    else "git" if b"git" in args.split(b"\0")[0] else "other")
+            if cpu.get(current, ("other",))[0] != "other":
+                kind = cpu[current][0]  # an exited process has no command line any more
+            cpu[current] = (kind, (int(fields[11]) + int(fields[12])) / TICK)
             with open(f"/proc/{current}/status") as status:
                 total += next((int(line.split()[1]) for line in status
                                if line.startswith("VmRSS:")), 0)
@@ -62,11 +76,12 @@ class Run:
         start = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         self.peak_kb = 0
+        cpu: dict[int, tuple[str, float]] = {}
         done = threading.Event()
 
         def sample() -> None:
             while not done.wait(0.02):
-                self.peak_kb = max(self.peak_kb, tree_rss_kb(proc.pid))
+                self.peak_kb = max(self.peak_kb, tree_rss_kb(proc.pid, cpu))
 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
@@ -75,6 +90,9 @@ class Run:
         done.set()
         sampler.join()
         self.cpu = children_cpu() - cpu_before
+        self.cpu_by_kind: dict[str, float] = {}  # as last sampled (up to 20 ms short)
+        for kind, seconds in cpu.values():
+            self.cpu_by_kind[kind] = self.cpu_by_kind.get(kind, 0.0) + seconds
         if proc.returncode:
             sys.exit(f"failed: {' '.join(cmd)}\n{err.decode(errors='replace')}")
         self.stdout = out
@@ -154,6 +172,10 @@ def main() -> None:
               f"{median:.2f} s = {best / floor_wall:.1f}x the git log -p floor; "
               f"CPU min {cpus[0]:6.2f} s (CPU/wall {cpus[0] / best:.2f}); "
               f"{commits / best:6.0f} commits/s; peak RSS (tree) {peak:.0f} MB")
+        fastest = min(done, key=lambda r: r.cpu)
+        split = ", ".join(f"{kind} {seconds:.2f} s" for kind, seconds
+                          in sorted(fastest.cpu_by_kind.items()))
+        print(f"    CPU by process (the run with the least CPU): {split}")
     if len(runs) == 2:
         inproc, worker = runs["inprocess"], runs["worker"]
         wall = min(r.wall for r in worker) / min(r.wall for r in inproc)

@@ -151,17 +151,12 @@ def _contents(index_dir) -> dict:
             "records": sorted(repr(record) for record in reader.iter_records()),
             "history": {path: [repr(entry) for entry in reader.file_history(path)]
                         for path in paths},
-            "anchor_stats": _without_cache_counters(reader.meta.get("anchor_stats")),
+            "anchor_stats": reader.meta.get("anchor_stats"),
             "stats": {key: value for key, value in reader.stats().items()
                       if key not in ("index_bytes", "updated")},  # when and how big
         }
     finally:
         reader.close()
-
-
-def _without_cache_counters(stats: dict) -> dict:
-    """Anchor stats minus the parse-cache counters (the worker's cache is bigger)."""
-    return {k: v for k, v in stats.items() if k not in ("parsed", "incremental", "cache_hits")}
 
 
 def _comparable(summary) -> dict:

@@ -92,22 +92,24 @@ async function hoverText(page, word, expect, timeoutMs) {
   return until(page, `a hover on ${word} matching ${expect}`, () => hoverOnce(page, word, expect), timeoutMs, 100);
 }
 
-/** The "server started" lines of the WhyLens output channel (filtered: the view is virtualized). */
-async function startLines(page) {
+/** The WhyLens output channel's lines containing `needle` (filtered: the view is virtualized). */
+async function channelLines(page, needle, unfilteredMarker = /Sending request|Received/) {
   await runCommand(page, 'WhyLens: Show Logs');
   const panel = page.locator('.part.panel');
   await panel.locator('.monaco-select-box, select', { hasText: 'WhyLens' }).first().waitFor({ timeout: 15000 });
   const filter = panel.locator('input[placeholder^="Filter"]').filter({ visible: true }).first();
-  // the filter applies after a debounce; the first start is always there, so wait for it.
-  // (Show Logs moves the focus to the channel asynchronously: re-fill if the text went astray)
-  return until(page, 'the filtered WhyLens output', async () => {
-    if ((await filter.inputValue()) !== 'server started') await filter.fill('server started');
-    const text = await panel.innerText().catch(() => '');
-    const lines = text.split('\n').filter((l) => /server\s+started/.test(l)); // (Monaco renders nbsp)
-    const unfiltered = /Sending request|Received|interpreter /.test(text);
-    return lines.length && !unfiltered ? lines : undefined;
+  // the filter applies after a debounce; wait until the view shows only matching lines.
+  // Long lines wrap and Monaco renders spaces as nbsp: normalise, then split at timestamps.
+  return until(page, `the WhyLens output filtered by "${needle}"`, async () => {
+    if ((await filter.inputValue()) !== needle) await filter.fill(needle);
+    const text = (await panel.innerText().catch(() => '')).replace(/\s+/g, ' ');
+    const lines = text.split(/(?=\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ )/).filter((l) => l.includes(needle));
+    return lines.length && !unfilteredMarker.test(text) ? lines : undefined;
   }, 15000);
 }
+
+/** The "server started" lines: one per start (there is always the first one). */
+const startLines = (page) => channelLines(page, 'server started', /Sending request|Received|interpreter /);
 
 /** Text of every frame (webviews such as the markdown preview live in nested iframes). */
 async function framesText(page) {
@@ -298,6 +300,17 @@ async function writeUserSettings(page, settings) {
   await editor.waitFor({ state: 'detached', timeout: 15000 });
 }
 
+check('reindex', async (page) => {
+  // "index updated" is logged by the server after every index run (there was one at start-up)
+  const before = (await channelLines(page, 'index updated')).length;
+  await runCommand(page, 'WhyLens: Reindex');
+  const lines = await until(page, 'one more index run', async () => {
+    const now = await channelLines(page, 'index updated');
+    return now.length > before ? now : undefined;
+  }, 60000);
+  return `index runs logged: ${before} → ${lines.length} (${JSON.stringify(lines[lines.length - 1].slice(24, 140))})`;
+});
+
 check('settings', async (page) => {
   const file = process.env.WHYLENS_E2E_SETTINGS;
   const settings = JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -319,11 +332,11 @@ check('settings', async (page) => {
   await writeUserSettings(page, { ...settings, 'whylens.server.interpreter': interpreter });
   const lines = await until(page, 'a restart with the new interpreter', async () => {
     const now = await startLines(page);
-    return now.length === before + 1 && /-X\s+utf8/.test(now[now.length - 1]) ? now : undefined;
+    return now.length === before + 1 && now[now.length - 1].includes('-X utf8') ? now : undefined;
   }, 60000);
   await openFile(page, FILE);
   await hoverText(page, FUNCTION, /deadlock/i, 60000);
-  return `hover.enabled=false: hover gone, no restart; interpreter changed: 1 restart (${JSON.stringify(lines[lines.length - 1].replace(/\s+/g, ' ').slice(24, 120))})`;
+  return `hover.enabled=false: hover gone, no restart; interpreter changed: 1 restart (${JSON.stringify(lines[lines.length - 1].slice(24, 120))})`;
 });
 
 (async () => {

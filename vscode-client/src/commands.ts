@@ -34,7 +34,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     if (!running) {
       void vscode.window.showWarningMessage('WhyLens: the server is not running.', 'Restart Server', 'Show Logs').then((choice) => {
         if (choice === 'Restart Server') void manager.restart();
-        if (choice === 'Show Logs') log.show();
+        if (choice === 'Show Logs') log.show(true);
       });
     }
     return running;
@@ -49,7 +49,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         const message = err instanceof Error ? err.message : String(err);
         log.error(`${name}: ${message}`);
         const choice = await vscode.window.showErrorMessage(`WhyLens: ${name} failed: ${message}`, 'Show Logs', 'Report Issue');
-        if (choice === 'Show Logs') log.show();
+        if (choice === 'Show Logs') log.show(true);
         if (choice === 'Report Issue') await vscode.env.openExternal(vscode.Uri.parse(ISSUES));
       }
     };
@@ -152,7 +152,8 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     vscode.commands.registerCommand(ClientCommands.copyReviewComment, guarded('copy review comment', (t?: vscode.CommentThread) => review.copyAsGithub(t))),
     vscode.commands.registerCommand(ClientCommands.dismissReviewComment, (t?: vscode.CommentThread) => review.dismiss(t)),
     vscode.commands.registerCommand(ClientCommands.reindex, guarded('reindex', reindex)),
-    vscode.commands.registerCommand(ClientCommands.showLogs, () => log.show()),
+    // preserveFocus: the logs are to be read; the focus stays where the user works
+    vscode.commands.registerCommand(ClientCommands.showLogs, () => log.show(true)),
     vscode.commands.registerCommand(ClientCommands.restartServer, guarded('restart', () => manager.restart())),
     vscode.commands.registerCommand(ClientCommands.installServer, guarded('install the server', () => manager.install())),
   ];

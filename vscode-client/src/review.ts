@@ -50,7 +50,7 @@ export class ReviewThreads implements vscode.Disposable {
     if (result === null) {
       const choice = await vscode.window.showWarningMessage(
         `WhyLens: the review against ${base.label} could not run (is the index ready?). The logs say why.`, 'Show Logs');
-      if (choice) this.log.show();
+      if (choice) this.log.show(true);
       return;
     }
     const suggestions = suggestionsOf(result);

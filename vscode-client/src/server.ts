@@ -133,7 +133,7 @@ export class ServerManager implements vscode.Disposable {
       this.log.error(`the server did not start: ${message}`);
       this.status.clientState('stopped', message);
       const choice = await vscode.window.showErrorMessage(`WhyLens: the server did not start: ${message}`, SHOW_LOGS);
-      if (choice) this.log.show();
+      if (choice) this.log.show(true);
     }
   }
 
@@ -147,7 +147,7 @@ export class ServerManager implements vscode.Disposable {
     if (choice === INSTALL) await vscode.commands.executeCommand(ClientCommands.installServer);
     else if (choice === SET_INTERPRETER) {
       await vscode.commands.executeCommand('workbench.action.openSettings', 'whylens.server.interpreter');
-    } else if (choice === SHOW_LOGS) this.log.show();
+    } else if (choice === SHOW_LOGS) this.log.show(true);
   }
 
   private createClient(interpreter: string[]): LanguageClient {

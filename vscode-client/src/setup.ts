@@ -81,7 +81,7 @@ export async function installServer(
           'and set "whylens.server.interpreter" to that Python.',
         'Show Logs',
       );
-      if (choice) log.show();
+      if (choice) log.show(true);
     }
     return undefined;
   }

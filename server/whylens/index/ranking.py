@@ -174,8 +174,13 @@ class DirectScorer:
                 common = set(min(tables, key=len))
                 for table in tables:
                     common.intersection_update(table)
-                for doc in common:
-                    segment[doc] = segment.get(doc, 0.0) + sum(t[doc] for t in tables)
+                if len(tables) == 2:  # the usual case (snake_case, CamelCase), unrolled
+                    first, second = tables
+                    for doc in common:
+                        segment[doc] = get(doc, 0.0) + (first[doc] + second[doc])
+                else:
+                    for doc in common:
+                        segment[doc] = get(doc, 0.0) + sum(t[doc] for t in tables)
             for doc, score in segment.items():
                 totals[doc + offset] = score
         if allowed is not None:

@@ -102,7 +102,7 @@ def run_index(
     """Index the new commits reachable from ``rev``; see the module docstring.
 
     ``anchor_worker_min_commits``: anchor in a worker process when at least this many commits
-    are new (default: $WHYLENS_ANCHOR_WORKER_MIN_COMMITS, else 200 on 2+ cores, else never).
+    are new (default: $WHYLENS_ANCHOR_WORKER_MIN_COMMITS, else 500 on 2+ cores, else never).
     """
     started = time.monotonic()
     report = progress or (lambda phase, done, total: None)
