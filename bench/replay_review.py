@@ -18,8 +18,20 @@ already in that index are dropped (no leakage). Indexes are updated incrementall
   (a reverted earlier change, a unit, a record) — what any engine on this index could use;
 - precision: ordinary changes (first-parent commits and merged PRs that were neither reverted nor
   fixed) are reviewed the same way; their suggestions are written to --dump and judged by hand
-  in --labels (column ``label``: useful / noise). Precision = useful / labelled.
+  in --labels (column ``label``: useful / noise). Precision = useful / labelled, printed per
+  confidence threshold (run with ``--gate 0.5`` to see what lies under the engine's gate).
+  Label rule: ``useful`` when a reviewer of that change would want the comment — the cited
+  revert / pitfall / constraint concerns what the change modifies (re-adding ``max_retries``
+  after its first version was reverted; adding a second ``urlparse`` where a Fact says "don't
+  urlparse twice"); ``noise`` when it concerns something the change does not touch, the change
+  is docs / formatting only, or it repeats a comment already made on the same change.
 Nothing is written into the repository; indexes go to a temporary folder.
+
+Measured on psf/requests (6,489 commits, HEAD 1f6589e), --days 30, --since 2011-01-01: 198 cases
+(32 reverted, 166 fixed), 776 ordinary changes, ~14 min on 2 shared cores. At the engine's gate
+(0.6): recall 2/198 = 1% (ceiling 66%: the index held something about the symbols), 14
+suggestions on ordinary changes, 9/14 = 64% useful. Under the gate (0.5 ≤ c < 0.6) 14/81 = 17%
+were useful, which is why it stays there. All 95 are labelled in bench/labels/review-requests.tsv.
 """
 
 from __future__ import annotations

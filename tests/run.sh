@@ -32,6 +32,8 @@ if [ -f package.json ]; then
   npm ci --no-audit --no-fund --loglevel=error
   npm run --silent build
   npm test
+  step "client: package the .vsix and check what it contains"
+  npm run --silent package
   if [ -f tests/vscode/run.sh ]; then
     step "client: real VS Code (code-server + headless Chromium)"
     bash tests/vscode/run.sh

@@ -31,6 +31,12 @@ CLIENTS = ["visual-studio-code", "neovim"]
 def _record_custom(client: LanguageClient) -> None:
     client.whylens_statuses = []  # type: ignore[attr-defined]
     client.registrations = []  # type: ignore[attr-defined]
+    client.lens_refreshes = 0  # type: ignore[attr-defined]
+
+    @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+    def lens_refresh(params):
+        client.lens_refreshes += 1
+        return None
 
     @client.feature("whylens/indexStatus")
     def index_status(params):

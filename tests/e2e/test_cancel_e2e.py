@@ -53,6 +53,10 @@ async def cancel_client(lsp_client: LanguageClient, make_repo, tmp_path):
     def index_status(params):
         lsp_client.whylens_statuses.append(params._asdict())
 
+    @lsp_client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+    def lens_refresh(params):  # VS Code's capabilities promise this request is answered
+        return None
+
     await lsp_client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities("visual-studio-code"), root_uri=repo.root.as_uri(),
         initialization_options={"indexDirectory": str(tmp_path / "index")}))

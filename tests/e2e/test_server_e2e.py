@@ -194,6 +194,14 @@ async def test_a_new_commit_shows_up_after_the_incremental_update(client: Langua
     before = await hover(client, BUFFER, "def close(", "close")
     assert before is None or NEW_COMMIT_SUBJECT not in before.contents.value
     runs = sum(1 for s in statuses(client) if s["state"] != "indexing")
+    refreshes = client.lens_refreshes
+    # An error reported before the history explains it gets its hint once the index knows.
+    uri = session_uri(client)
+    line = line_of(BUFFER, "def close(") + 1
+    error = {"range": {"start": {"line": line, "character": 8}, "end": {"line": line, "character": 20}},
+             "message": "AttributeError: 'NoneType' object has no attribute 'close'",
+             "source": "pytest", "code": None}
+    client.protocol.notify("whylens/errorsChanged", {"uri": uri, "errors": [error]})
     repo = client.workspace_repo
     commit_new(repo)
     if client.registrations:  # a client that watches files tells the server itself
@@ -203,6 +211,15 @@ async def test_a_new_commit_shows_up_after_the_incremental_update(client: Langua
     await wait_for_runs(client, runs + 1)
     after = await hover(client, BUFFER, "def close(", "close")
     assert after is not None and "idempotent" in after.contents.value, after
+    await wait_until(client, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, lambda: any(
+        d.code == "known-pitfall" and d.range.start.line == line
+        for d in client.diagnostics.get(uri, [])))
+    caps = client.capabilities.workspace.code_lens
+    if caps and caps.refresh_support:  # new knowledge: the client is asked to re-ask for lenses
+        assert client.lens_refreshes > refreshes
+    client.protocol.notify("whylens/errorsChanged", {"uri": uri, "errors": []})
+    await wait_until(client, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
+                     lambda: len(client.diagnostics.get(uri, [])) == 0)
 
 
 async def test_file_watchers_registered_when_the_client_can(client: LanguageClient):

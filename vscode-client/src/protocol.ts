@@ -1,6 +1,6 @@
 // The custom protocol between this client and the WhyLens server. Names and payload shapes mirror
-// server/whylens/lsp/protocol.py exactly (tests/unit/test_package_json_settings.py and
-// tests/client/protocol.test.ts keep them in step). No `vscode` import: pure data.
+// server/whylens/lsp/protocol.py exactly (tests/client/manifest.test.ts checks the names against
+// it). No `vscode` import: pure data.
 
 /** Custom requests (client → server). */
 export const Requests = {

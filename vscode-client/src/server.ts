@@ -125,7 +125,7 @@ export class ServerManager implements vscode.Disposable {
       await client.start();
       this.log.info(`server started: ${interpreter.join(' ')} -m whylens serve`);
       if (!vscode.workspace.workspaceFolders?.length) this.status.clientState('noRepository');
-      else this.status.clientState('running');
+      else if (this.indexStates.size === 0) this.status.clientState('running'); // (no status yet)
       await this.applyTrace();
       this.started.fire(client);
     } catch (err) {

@@ -73,7 +73,7 @@ def cmd_pr_comments(args) -> int:
     from whylens.history.diff import diff_changes
     from whylens.history.repo import open_repository
     from whylens.render import review as render
-    from whylens.retrieval.citations import web_links_from_meta
+    from whylens.cli.why import links_for
     from whylens.retrieval.review import review
 
     if args.cap < 0:
@@ -85,7 +85,7 @@ def cmd_pr_comments(args) -> int:
         read_head = revision_reader(repo, head) if head else working_tree_reader(repo.root)
         with open_reader(args) as reader:
             suggestions = review(reader, repo.root, changes, read_head, cap=args.cap)
-            links = web_links_from_meta(reader.meta)
+            links = links_for(reader, repo.root)
     head_label = head[:12] if head else "working tree"
     if args.format == "json":
         out = {"base": base, "head": head, "suggestions": suggestions_json(suggestions)}

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 
 from whylens.index.analysis import clean_text, normalise_path
 from whylens.index.codec import load_record, load_unit
+from whylens.index.sidecar import PITFALL_LINKS, PITFALL_TYPES, has_pitfall_links
 from whylens.models import CommitInfo, HistoryEntry, Record, Unit
 
-PITFALL_TYPES = ("pattern", "fact")
 # File history leaves out commits that carry no intent for a reader of the file.
 FILE_HISTORY_SKIPS = ("ignored", "trivial", "merge")
 MAX_RENAME_HOPS = 32
@@ -125,20 +125,43 @@ def file_history(conn, path: str) -> list[HistoryEntry]:
 
 
 def knowledge_counts(conn, path: str) -> dict[str, tuple[int, int, int]]:
-    """{qualified symbol: (records, pitfalls (pattern + fact units), substantive changes)}."""
+    """{qualified symbol: (records, pitfalls (pattern + fact units), substantive changes)}.
+
+    Pitfalls come from the ``pitfall_links`` table (one primary-key range per file name); an
+    index written before that table existed is counted by joining the unit tables instead."""
     aliases = path_aliases(conn, path)
+    pitfalls = _PITFALLS_BY_LINKS if has_pitfall_links(conn) else _PITFALLS_BY_JOIN
+    return _counts(conn, aliases, pitfalls)
+
+
+def knowledge_counts_by_join(conn, path: str) -> dict[str, tuple[int, int, int]]:
+    """``knowledge_counts`` without the pitfall links (the fallback, and the tests' reference)."""
+    return _counts(conn, path_aliases(conn, path), _PITFALLS_BY_JOIN)
+
+
+_PITFALLS_BY_LINKS = (
+    "SELECT symbol, COUNT(DISTINCT unit_id) FROM " + PITFALL_LINKS
+    + " WHERE path IN {paths} GROUP BY symbol"
+)
+_PITFALLS_BY_JOIN = (
+    "SELECT s.symbol, COUNT(DISTINCT u.id) FROM unit_symbols s "
+    "JOIN units u ON u.id = s.unit_id WHERE s.tail = s.symbol "
+    f"AND u.type IN {_in(list(PITFALL_TYPES))} AND u.id IN "
+    "(SELECT unit_id FROM unit_files WHERE path IN {paths}) GROUP BY s.symbol"
+)
+
+
+def _counts(conn, aliases: list[str], pitfalls_sql: str) -> dict[str, tuple[int, int, int]]:
+    paths = _in(aliases)
+    pitfall_args = aliases if pitfalls_sql is _PITFALLS_BY_LINKS else list(PITFALL_TYPES) + aliases
     counts: dict[str, list[int]] = {}
     queries = (
         (2, "SELECT symbol, COUNT(DISTINCT sha) FROM events WHERE tail = symbol "
-            f"AND path IN {_in(aliases)} GROUP BY symbol", aliases),
-        (1, "SELECT s.symbol, COUNT(DISTINCT u.id) FROM unit_symbols s "
-            "JOIN units u ON u.id = s.unit_id WHERE s.tail = s.symbol "
-            f"AND u.type IN {_in(list(PITFALL_TYPES))} AND u.id IN "
-            f"(SELECT unit_id FROM unit_files WHERE path IN {_in(aliases)}) GROUP BY s.symbol",
-         list(PITFALL_TYPES) + aliases),
+            f"AND path IN {paths} GROUP BY symbol", aliases),
+        (1, pitfalls_sql.format(paths=paths), pitfall_args),
         (0, "SELECT symbol, COUNT(DISTINCT record_id) FROM record_symbols WHERE tail = symbol "
-            "AND record_id IN (SELECT record_id FROM record_files WHERE path IN "
-            f"{_in(aliases)}) GROUP BY symbol", aliases),
+            f"AND record_id IN (SELECT record_id FROM record_files WHERE path IN {paths}) "
+            "GROUP BY symbol", aliases),
     )
     for slot, sql, args in queries:
         for symbol, n in conn.execute(sql, args):

@@ -155,6 +155,7 @@ class IndexManager:
             self._status(ws, "error", None, "the index could not be opened after indexing")
         else:
             self._status(ws, "idle", 100, _summary_text(summary))
+            self.server.index_updated(ws)
 
     async def _spawn(self, ws: RepoWorkspace, token, cancelled) -> dict:
         ws.index_dir.parent.mkdir(parents=True, exist_ok=True)

@@ -45,12 +45,22 @@ class WhyLensServer(LanguageServer):
         self.documents = Documents(self)
         self.features: list[str] = []
         self.on_ready: list[Callable[[], Any]] = []  # called once the workspaces are known
+        # called with the workspace after each index run, so features can refresh what they show
+        self.on_index_updated: list[Callable[[Any], Any]] = []
         self.loop: asyncio.AbstractEventLoop | None = None
         self.index_manager = None  # an indexer.IndexManager when the indexing feature is loaded
         self.log_handler = logs.install(self)
         self._shown: set[str] = set()
         self._error_popups: list[float] = []
         self._tasks: set[asyncio.Task] = set()
+
+    def index_updated(self, ws) -> None:
+        """Tell every feature that ``ws``'s index changed; one failing feature stops nothing."""
+        for callback in self.on_index_updated:
+            try:
+                callback(ws)
+            except Exception:  # noqa: BLE001 - logged with its traceback, the server carries on
+                log.exception("refreshing after an index update failed")
 
     # ---- messages ---------------------------------------------------------------------------
 

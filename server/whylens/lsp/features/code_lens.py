@@ -35,6 +35,14 @@ def register(server: WhyLensServer) -> None:
             cache[key] = doc.ws.reader.knowledge_counts(doc.path)
         return cache[key]
 
+    def refresh(ws) -> None:
+        """New knowledge may put lenses above symbols that had none: ask the client to re-ask."""
+        caps = server.client_capabilities.workspace
+        if caps and caps.code_lens and caps.code_lens.refresh_support:
+            server.workspace_code_lens_refresh(None)
+
+    server.on_index_updated.append(refresh)
+
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=True))
     @guarded
     def code_lens(ls: WhyLensServer, params: types.CodeLensParams) -> list[types.CodeLens] | None:

@@ -50,6 +50,7 @@ def pitfall_data(pitfall: Pitfall, links) -> dict:
 
 def register(server: WhyLensServer) -> None:
     published: set[str] = set()  # URIs that currently carry WhyLens hints
+    reported: dict[str, object] = {}  # uri → the last errorsChanged params, re-matched on updates
 
     def publish(ls: WhyLensServer, uri: str, diagnostics: list[types.Diagnostic]) -> None:
         if not diagnostics and uri not in published:
@@ -58,10 +59,26 @@ def register(server: WhyLensServer) -> None:
             types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics))
         (published.add if diagnostics else published.discard)(uri)
 
+    def rematch(ws) -> None:
+        """Errors reported before the index knew enough get their hints once it does."""
+        for params in list(reported.values()):
+            doc = server.documents.get(params.uri)
+            if doc is not None and doc.ws is ws:
+                match(server, params)
+
+    server.on_index_updated.append(rematch)
+
     @server.feature(protocol.ERRORS_CHANGED)
     @guarded
     def errors_changed(ls: WhyLensServer, raw) -> None:
         params = protocol.parse_params(raw, protocol.ErrorsChangedParams)
+        if params.errors:
+            reported[params.uri] = params
+        else:
+            reported.pop(params.uri, None)
+        match(ls, params)
+
+    def match(ls: WhyLensServer, params) -> None:
         doc = ls.documents.get(params.uri) if ls.settings.pitfalls.enabled else None
         if doc is None or doc.ws.reader is None or not params.errors:
             publish(ls, params.uri, [])
@@ -88,6 +105,7 @@ def register(server: WhyLensServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     @guarded
     def closed(ls: WhyLensServer, params: types.DidCloseTextDocumentParams) -> None:
+        reported.pop(params.text_document.uri, None)
         publish(ls, params.text_document.uri, [])  # hints live only while the editor shows them
 
     @server.feature(protocol.EXPLAIN_ERROR)
