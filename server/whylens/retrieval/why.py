@@ -102,7 +102,8 @@ def summarize(story: Story, now: float) -> str:
                      f"last {relative_age(newest.timestamp, now)}")
     else:
         parts.append("no recorded changes")
-    pitfalls = sum(1 for u in story.units if u.type == "pattern")
+    # Pitfalls and constraints (Pattern + Fact), counted as the code lens counts them.
+    pitfalls = sum(1 for u in story.units if u.type in ("pattern", "fact"))
     if pitfalls:
         parts.append(f"{pitfalls} pitfall{'s' if pitfalls != 1 else ''} known")
     if story.records:
