@@ -59,6 +59,14 @@ class IndexCorruptError(WhyLensError):
         )
 
 
+class AnchorWorkerError(WhyLensError):
+    """The anchor worker process failed; ``worker_traceback`` holds its traceback, if any."""
+
+    def __init__(self, message: str, worker_traceback: str = "") -> None:
+        super().__init__(message)
+        self.worker_traceback = worker_traceback
+
+
 class InvalidInputError(WhyLensError):
     """Bad arguments or parameters (CLI exit 2)."""
 

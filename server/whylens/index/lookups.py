@@ -129,14 +129,16 @@ def knowledge_counts(conn, path: str) -> dict[str, tuple[int, int, int]]:
 
     Pitfalls come from the ``pitfall_links`` table (one primary-key range per file name); an
     index written before that table existed is counted by joining the unit tables instead."""
+    if not has_pitfall_links(conn):
+        return knowledge_counts_by_join(conn, path)
     aliases = path_aliases(conn, path)
-    pitfalls = _PITFALLS_BY_LINKS if has_pitfall_links(conn) else _PITFALLS_BY_JOIN
-    return _counts(conn, aliases, pitfalls)
+    return _counts(conn, aliases, _PITFALLS_BY_LINKS, aliases)
 
 
 def knowledge_counts_by_join(conn, path: str) -> dict[str, tuple[int, int, int]]:
     """``knowledge_counts`` without the pitfall links (the fallback, and the tests' reference)."""
-    return _counts(conn, path_aliases(conn, path), _PITFALLS_BY_JOIN)
+    aliases = path_aliases(conn, path)
+    return _counts(conn, aliases, _PITFALLS_BY_JOIN, list(PITFALL_TYPES) + aliases)
 
 
 _PITFALLS_BY_LINKS = (
@@ -151,9 +153,9 @@ _PITFALLS_BY_JOIN = (
 )
 
 
-def _counts(conn, aliases: list[str], pitfalls_sql: str) -> dict[str, tuple[int, int, int]]:
+def _counts(conn, aliases: list[str], pitfalls_sql: str, pitfall_args: list[str]):
+    """Changes, pitfalls (by ``pitfalls_sql``) and records of each symbol of ``aliases``."""
     paths = _in(aliases)
-    pitfall_args = aliases if pitfalls_sql is _PITFALLS_BY_LINKS else list(PITFALL_TYPES) + aliases
     counts: dict[str, list[int]] = {}
     queries = (
         (2, "SELECT symbol, COUNT(DISTINCT sha) FROM events WHERE tail = symbol "

@@ -25,7 +25,7 @@ import traceback
 from collections import deque
 from collections.abc import Iterable, Iterator
 
-from whylens.errors import WhyLensError
+from whylens.errors import AnchorWorkerError, WhyLensError
 from whylens.history.blobs import BlobReader
 from whylens.history.repo import open_repository
 from whylens.models import Commit, SymbolEvent
@@ -40,14 +40,6 @@ CHUNK_COMMITS = 16  # commits per message (one pickle each way)
 POLL_SECONDS = 0.5  # how often each side checks that the other is still alive
 
 Pair = tuple[Commit, list[SymbolEvent]]
-
-
-class AnchorWorkerError(WhyLensError):
-    """The anchor worker process failed; ``worker_traceback`` holds its traceback, if any."""
-
-    def __init__(self, message: str, worker_traceback: str = "") -> None:
-        super().__init__(message)
-        self.worker_traceback = worker_traceback
 
 
 def wants_worker(new_commits: int, min_commits: int | None = None) -> bool:
