@@ -17,7 +17,7 @@ FILES = ("a.py", "b.py", "c.py", "lib.py")
 
 @pytest.fixture
 def lens(index_dir, build):
-    """a.py → b.py in c3; c.py and lib.py untouched by renames. Returns (store, commits, units)."""
+    """a.py → b.py in c3; c.py and lib.py are never renamed. Returns (store, commits, units)."""
     c = {
         1: build.commit("c1", 1, "Add f", files=["a.py", "c.py"]),
         2: build.commit("c2", 2, "Fix f", files=["a.py"]),
@@ -37,7 +37,8 @@ def lens(index_dir, build):
         "x2": build.unit("x2", c[1], "c", "c init", type="pattern", symbols=["init"],
                          files=["c.py"]),
     }
-    events = [SymbolEvent(c[1].sha, "a.py", "f", "added"), SymbolEvent(c[2].sha, "a.py", "f", "body"),
+    events = [SymbolEvent(c[1].sha, "a.py", "f", "added"),
+              SymbolEvent(c[2].sha, "a.py", "f", "body"),
               SymbolEvent(c[4].sha, "b.py", "h", "added")]
     record = Record(id="pr-1", kind="pr", number=1, title="Fix f", fixing_commits=(c[2].sha,),
                     anchors=("f",), files=("a.py",))
