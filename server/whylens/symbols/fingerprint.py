@@ -53,6 +53,20 @@ def _comments_in(outline: Outline, start: int, end: int) -> list[tuple[int, int]
     return outline.comments_in(start, end)
 
 
+def _own_comments(outline: Outline, kids: list[tuple[int, int]], start: int,
+                  end: int) -> list[tuple[int, int]]:
+    """Comments starting in [start, end) outside the ``kids`` spans (holes anyway)."""
+    spans: list[tuple[int, int]] = []
+    pos = start
+    for kid_start, kid_end in kids:
+        if kid_start > pos:
+            spans += outline.comments_in(pos, min(kid_start, end))
+        pos = max(pos, kid_end)
+        if pos >= end:
+            return spans
+    return spans + outline.comments_in(pos, end)
+
+
 def _strip(text: bytes) -> bytes:
     return text.replace(b"\\\r\n", b"").replace(b"\\\n", b"").translate(None, _WHITESPACE)
 
@@ -82,7 +96,7 @@ def prints(outline: Outline, index: int) -> tuple[bytes, bytes, bytes]:
     if markers and not any(m in raw for m in markers):
         holes = kids  # no comment in its own text: no need to ask the tree
     else:
-        holes = sorted(kids + _comments_in(outline, d.start_byte, d.end_byte))
+        holes = sorted(kids + _own_comments(outline, kids, d.start_byte, d.end_byte))
     signature = _strip(_cut(source, d.start_byte, d.body_byte, holes))
     body = _strip(_cut(source, d.body_byte, d.end_byte, holes))
     result = (raw, signature, body)
@@ -127,7 +141,8 @@ def _tokens(outline: Outline, index: int, start: int, end: int) -> list:
     tree = outline.tree
     if tree is None:  # no tree to walk: fall back to the raw text (conservative)
         return [outline.source[start:end]]
-    holes = _merge(own_spans(outline, index, start, end) + _comments_in(outline, start, end))
+    kids = own_spans(outline, index, start, end)
+    holes = _merge(kids + _own_comments(outline, kids, start, end))
     hole_starts = [h[0] for h in holes]
     source = outline.source
     d = outline.definitions[index]
