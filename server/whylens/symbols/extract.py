@@ -131,7 +131,8 @@ class _Reuse:
                 copied.append(p if not (delta_bytes or delta_rows) else Proto(
                     p.start + delta_bytes, p.end + delta_bytes, p.body + delta_bytes, p.kind,
                     p.own, p.scope, p.start_row + delta_rows, p.end_row + delta_rows,
-                    p.name_row + delta_rows, p.name_col, p.name_end_col, p.open_ended))
+                    p.name_row + delta_rows, p.name_col, p.name_end_col, p.open_ended,
+                    None if delta_rows else p.built))
         self.search_regions = _merge(self.new_regions + probes)
         return copied, spans
 
@@ -338,8 +339,11 @@ def _build(outline: Outline, protos: list[Proto]) -> None:
             kind = "method"
         prefix = defs[parent].scope + "." if parent >= 0 else ""
         name = p.own if p.own.startswith("(") else prefix + p.own
-        symbol = Symbol(name, kind, p.start_row + 1, end_row + 1, p.name_row + 1, p.name_col,
-                        p.name_end_col)
+        symbol = p.built  # a copied proto usually keeps its symbol: skip rebuilding it
+        if symbol is None or symbol.name != name or symbol.kind != kind \
+                or symbol.end_line != end_row + 1:
+            symbol = p.built = Symbol(name, kind, p.start_row + 1, end_row + 1, p.name_row + 1,
+                                      p.name_col, p.name_end_col)
         defs.append(Definition(symbol, start, end, body, parent, prefix + p.scope, p))
         stack.append(len(defs) - 1)
     _promote_out_of_line_methods(defs)

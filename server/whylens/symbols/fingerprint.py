@@ -138,6 +138,14 @@ def _tokens(outline: Outline, index: int, start: int, end: int) -> list:
     """Leaf tokens and named-node nesting inside [start, end), skipping comments and children."""
     if start >= end:
         return []
+    key = ("tokens", index, start, end)
+    cached = outline.memo.get(key)
+    if cached is None:
+        cached = outline.memo[key] = _walk_tokens(outline, index, start, end)
+    return cached
+
+
+def _walk_tokens(outline: Outline, index: int, start: int, end: int) -> list:
     tree = outline.tree
     if tree is None:  # no tree to walk: fall back to the raw text (conservative)
         return [outline.source[start:end]]

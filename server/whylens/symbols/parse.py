@@ -66,6 +66,7 @@ class Proto:
     name_col: int  # code points
     name_end_col: int
     open_ended: bool = False  # "namespace X;": covers the rest of its enclosing scope
+    built: Symbol | None = None  # the last symbol built from it (reused while name/kind match)
 
 
 @dataclass(slots=True)
