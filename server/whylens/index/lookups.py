@@ -223,13 +223,16 @@ def load_items(conn, ids: list[str]) -> dict[str, Unit | Record]:
 def stats(conn, meta: dict, size_bytes: int) -> dict:
     one = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
     units_by_type = dict(conn.execute("SELECT type, COUNT(*) FROM units GROUP BY type ORDER BY 1"))
+    commits = one("SELECT COUNT(*) FROM commits")
     return {
-        "commits": one("SELECT COUNT(*) FROM commits"),
+        "commits": commits,
         "filtered": dict(conn.execute(
             "SELECT skip_reason, COUNT(*) FROM commits WHERE skip_reason IS NOT NULL "
             "GROUP BY skip_reason ORDER BY 1")),
         "units": units_by_type,
         "units_total": sum(units_by_type.values()),
+        "units_per_1k_commits": round(sum(units_by_type.values()) * 1000 / commits, 1)
+        if commits else 0.0,
         "records": one("SELECT COUNT(*) FROM records"),
         "events": one("SELECT COUNT(*) FROM events WHERE tail = symbol"),
         "symbols": one("SELECT COUNT(DISTINCT path || '::' || symbol) FROM events"),

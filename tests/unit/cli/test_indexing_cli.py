@@ -63,7 +63,11 @@ def test_stats_and_export(indexed, index_dir, capsys):
     code, out, _ = run(capsys, "stats", "--repo", repo.root, "--index-dir", index_dir, "--json")
     assert code == 0
     stats = json.loads(out)
-    assert json.dumps(stats)  # serialisable
+    assert stats["commits"] == 4 and stats["filtered"] == {"trivial": 1}
+    assert stats["units_total"] == sum(stats["units"].values()) > 0
+    assert stats["units_per_1k_commits"] == round(stats["units_total"] * 1000 / 4, 1)
+    assert stats["last_commit"] == shas["timeout"] and stats["shallow"] is False
+    assert stats["index_bytes"] > 0
     code, out, _ = run(capsys, "export", "--repo", repo.root, "--index-dir", index_dir,
                        "--strip-attribution")
     lines = [json.loads(line) for line in out.splitlines()]
