@@ -248,3 +248,20 @@ def _no_process_tagged(tag: str, wait_seconds: float = 10.0) -> bool:
             return False
         time.sleep(0.1)
     return True
+
+
+def test_locked_index_says_how_to_fix_and_loses_nothing(indexed, index_dir, capsys):
+    from whylens.index.store import IndexStore
+
+    repo, shas = indexed
+    repo.commit("Retry once on ConnectionResetError\n\nA reset connection fails when the server "
+                "restarts; retry once instead of failing.", {"NOTES.md": "retry\n"})
+    with IndexStore(index_dir).writer():  # another whylens process is writing
+        code, _, err = run(capsys, "index", "--repo", repo.root, "--index-dir", index_dir)
+        assert code == 1 and "being written by another whylens process" in err
+        code, out, _ = run(capsys, "search", "deadlock pool exhausted", "--repo", repo.root,
+                           "--index-dir", index_dir, "--json")
+        assert code == 0 and json.loads(out)["results"][0]["commit"] == shas["deadlock"]
+    code, out, err = run(capsys, "index", "--repo", repo.root, "--index-dir", index_dir, "--json")
+    assert code == 0, err
+    assert json.loads(out)["commits_indexed"] == 1
