@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -260,3 +261,58 @@ def psutil_alive(pid: int | None) -> bool:
             return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
     except (OSError, TypeError):
         return False
+
+
+def test_a_run_interrupted_after_flushing_resumes_with_identical_records(make_repo, tmp_path,
+                                                                           monkeypatch):
+    """Records and reverts are built at the end of a run: a resumed run must still build them
+    for the commits the interrupted run already wrote (with their stored events)."""
+    import json
+
+    import whylens.pipeline as pipeline
+    from whylens.cli import main
+
+    repo = make_repo()
+    build_session_history(repo)
+    for i in range(6):
+        repo.commit(f"Merge pull request #{40 + i} from dev/fix-{i}\n\nFix header parsing {i}",
+                    allow_empty=True)
+        repo.commit(f"Reject headers over {i} KB (#{50 + i})\n\nA header longer than {i} KB "
+                    f"must be rejected, because the parser fails with OverflowError otherwise.",
+                    {f"src/h{i}.py": f"def parse_{i}(raw):\n    return raw[:{i}]\n"})
+    clean, resumed = tmp_path / "clean", tmp_path / "resumed"
+    run_index(repo.root, clean)
+
+    class Interrupted(Exception):
+        pass
+
+    monkeypatch.setattr(pipeline, "FIRST_FLUSH_SECONDS", 0.0)  # flush after every commit
+    monkeypatch.setattr(pipeline, "MAX_FLUSH_SECONDS", 0.0)
+    monkeypatch.setattr(pipeline, "BATCH_COMMITS", 1)
+    calls = []
+
+    def interrupt(phase, done, total):
+        calls.append(phase)
+        if phase == "mine" and len(calls) > 6:
+            raise Interrupted  # like a kill: what was flushed stays, the records phase never runs
+
+    with pytest.raises(Interrupted):
+        run_index(repo.root, resumed, progress=interrupt)
+    monkeypatch.undo()
+    reader = IndexStore(resumed).reader()
+    try:
+        partial = reader.stats()
+        assert 0 < partial["commits"] < len(repo.shas) and partial["records"] == 0
+    finally:
+        reader.close()
+    summary = run_index(repo.root, resumed)
+    assert summary.mode == "resumed"
+    assert 0 < summary.commits_indexed < len(repo.shas)  # only what the first run had not written
+
+    def export(folder):
+        capture = tmp_path / f"{folder.name}.jsonl"
+        with open(capture, "w") as out, contextlib.redirect_stdout(out):
+            assert main(["export", "--repo", str(repo.root), "--index-dir", str(folder)]) == 0
+        return [json.loads(line) for line in capture.read_text().splitlines()]
+
+    assert export(resumed) == export(clean)

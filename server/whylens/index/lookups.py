@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from whylens.index.analysis import clean_text, normalise_path
 from whylens.index.codec import load_record, load_unit
 from whylens.index.sidecar import PITFALL_LINKS, PITFALL_TYPES, has_pitfall_links
-from whylens.models import CommitInfo, HistoryEntry, Record, Unit
+from whylens.models import CommitInfo, HistoryEntry, Record, SymbolEvent, Unit
 
 # File history leaves out commits that carry no intent for a reader of the file.
 FILE_HISTORY_SKIPS = ("ignored", "trivial", "merge")
@@ -245,3 +245,10 @@ def stats(conn, meta: dict, size_bytes: int) -> dict:
         "pipeline_version": meta.get("pipeline_version"),
         "updated": meta.get("updated"),
     }
+
+
+def events_of(conn, sha: str) -> list[SymbolEvent]:
+    """The symbol events one commit was indexed with (one row per event, not per suffix)."""
+    rows = conn.execute("SELECT path, symbol, kind, previous FROM events "
+                        "WHERE sha = ? AND tail = symbol ORDER BY path, symbol, kind", (sha,))
+    return [SymbolEvent(sha, path, symbol, kind, previous) for path, symbol, kind, previous in rows]

@@ -29,7 +29,7 @@ from whylens.index.analysis import WordGroup, normalise_path, text_terms, word_g
 from whylens.index.codec import record_text, to_timestamp
 from whylens.index.schema import SCHEMA_VERSION, TIMESTAMP_MAX
 from whylens.index.store import WHOOSH_DIR
-from whylens.models import CommitInfo, HistoryEntry, Record, Unit
+from whylens.models import CommitInfo, HistoryEntry, Record, SymbolEvent, Unit
 
 # Per-type boost on BM25F: failure modes first, then fixes, decisions, constraints.
 TYPE_BOOST = {"pattern": 1.2, "skill": 1.1, "decision": 1.1, "fact": 1.0}
@@ -272,6 +272,10 @@ class IndexReader:
     @_guarded
     def has_commit(self, sha: str) -> bool:
         return lookups.has_commit(self._conn, sha)
+
+    @_guarded
+    def events_of(self, sha: str) -> list[SymbolEvent]:
+        return lookups.events_of(self._conn, sha)
 
     @_guarded
     def stats(self) -> dict:

@@ -135,11 +135,13 @@ def run_index(
                 WorkerAnchoring(Path(repo_path).absolute(), attributes)  # as opened here
                 if wants_worker(summary.commits_total, anchor_worker_min_commits)
                 else InProcessAnchoring(blobs.read, attributes))
-            skip = previous.has_commit if mode == "resumed" else None
+            resumed = previous if mode == "resumed" else None
             commits = stack.enter_context(contextlib.closing(walk(repo, head, exclude=exclude)))
-            mined, events = _mine(commits, anchoring, writer, skip, summary, report)
+            mined, events, walked = _mine(commits, anchoring, writer, resumed, summary, report)
             report("records", 0, 1)
-            _write_records(writer, mined, events, previous, prior_meta.get("github_export"),
+            # Records and reverts are built at the end of a run, so commits a killed run already
+            # wrote take part again, with the events stored for them.
+            _write_records(writer, walked, events, previous, prior_meta.get("github_export"),
                            summary)
             summary.files_skipped.update(anchoring.stats.get("skipped", {}))
             report("commit", 0, 1)
@@ -151,14 +153,18 @@ def run_index(
     return summary
 
 
-def _mine(commits, anchoring, writer, skip, summary: IndexSummary, report: Progress):
-    """Anchor and extract every new commit, writing as it goes; returns slim commits + events."""
+def _mine(commits, anchoring, writer, resumed, summary: IndexSummary, report: Progress):
+    """Anchor and extract every new commit, writing as it goes.
+
+    Returns the slim new commits, the events of every walked commit, and every walked commit in
+    walk order (new ones and, when resuming, the ones ``resumed`` — the index — already holds).
+    """
     mined: list[Commit] = []
     batch: list[Commit] = []
     events_by_commit: dict[str, list] = {}
     next_flush = time.monotonic() + FIRST_FLUSH_SECONDS
     interval = FIRST_FLUSH_SECONDS
-    new = _NewCommits(commits, skip)  # anchoring may run ahead of this loop
+    new = _NewCommits(commits, resumed)  # anchoring may run ahead of this loop
     for commit, events in anchoring.anchored(new):
         seen = new.positions.popleft()
         events_by_commit[commit.sha] = events
@@ -187,23 +193,33 @@ def _mine(commits, anchoring, writer, skip, summary: IndexSummary, report: Progr
     writer.add_commits(batch)
     summary.commits_indexed = len(mined)
     report("mine", new.walked, summary.commits_total)
-    return mined, events_by_commit
+    events_by_commit.update(new.stored_events)
+    by_sha = {c.sha: c for c in mined} | new.stored
+    return mined, events_by_commit, [by_sha[sha] for sha in new.order if sha in by_sha]
 
 
 class _NewCommits:
-    """The walk minus the commits already indexed; remembers each new commit's walk position."""
+    """The walk minus the commits already indexed; remembers each new commit's walk position,
+    the walk order, and the commits (slim) and events the index already held."""
 
-    def __init__(self, commits, skip) -> None:
-        self._commits, self._skip = commits, skip
+    def __init__(self, commits, resumed) -> None:
+        self._commits, self._resumed = commits, resumed
         self.walked = 0
         self.positions: deque[int] = deque()
+        self.order: list[str] = []
+        self.stored: dict[str, Commit] = {}
+        self.stored_events: dict[str, list] = {}
 
     def __iter__(self):
         for commit in self._commits:
             self.walked += 1
-            if self._skip is None or not self._skip(commit.sha):
-                self.positions.append(self.walked)
-                yield commit
+            self.order.append(commit.sha)
+            if self._resumed is not None and self._resumed.has_commit(commit.sha):
+                self.stored[commit.sha] = _slim(commit)
+                self.stored_events[commit.sha] = self._resumed.events_of(commit.sha)
+                continue
+            self.positions.append(self.walked)
+            yield commit
 
 
 def _write_records(writer, mined, events_by_commit, previous, export_dir, summary) -> None:

@@ -353,7 +353,9 @@ def anchors_for(shas, events_by_commit: dict[str, list[SymbolEvent]]) -> tuple[s
         for event in events_by_commit.get(sha, ()):
             if event.kind != "deleted":
                 counts[event.symbol] += 1
-    ranked = sorted(counts.items(), key=lambda kv: -kv[1])  # stable: ties keep first-seen order
+    # Ties by name, so the answer does not depend on the order events were read back in (a
+    # resumed run reads the events of commits a killed run wrote from the index).
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     return tuple(name for name, _ in ranked)[:MAX_ANCHORS]
 
 

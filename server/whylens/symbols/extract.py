@@ -170,7 +170,8 @@ def _extract(language: str, source: bytes, tree: Tree, reuse: _Reuse | None) -> 
         protos, spans = reuse.copies()
         rows = _search_regions(query, tree.root_node, reuse.search_regions, len(source))
         rows = [row for row in rows if not _inside_any(row[1], spans)]
-        if any(_conflicts(row[1], spans) for row in rows):
+        span_starts = [span[0] for span in spans]
+        if any(_conflicts(row[1], spans, span_starts) for row in rows):
             # the new tree disagrees with a copied definition (error recovery can stretch a
             # node far past the edit): extract everything afresh
             protos = [_proto(language, source, *row) for row in _search(query, tree.root_node)]
@@ -245,10 +246,21 @@ def _search_regions(query, root: Node, regions: list[tuple[int, int]],
     return kept
 
 
-def _conflicts(node: Node, spans: list[tuple[int, int]]) -> bool:
-    """A fresh definition that starts where a copied one does, or straddles one's edge."""
+def _conflicts(node: Node, spans: list[tuple[int, int]], starts: list[int]) -> bool:
+    """A fresh definition that starts where a copied one does, or straddles one's edge.
+
+    ``spans`` are sorted and disjoint (``starts``: their starts), so only the last span starting
+    before the node's start can hold that start, and only the last one starting before its end
+    can reach past that end.
+    """
     start, end = node.start_byte, node.end_byte
-    return any(start == s or s < start < e < end or start < s < end < e for s, e in spans)
+    k = bisect_left(starts, start)
+    if k < len(starts) and starts[k] == start:
+        return True
+    if k > 0 and start < spans[k - 1][1] < end:  # a span holding its start ends inside it
+        return True
+    m = bisect_left(starts, end) - 1
+    return m >= 0 and start < starts[m] and end < spans[m][1]
 
 
 def _inside_any(node: Node, spans: list[tuple[int, int]]) -> bool:
@@ -321,31 +333,41 @@ def _build(outline: Outline, protos: list[Proto]) -> None:
     source, language = outline.source, outline.language
     containers = _RUBY_CONTAINERS if language == "ruby" else METHOD_CONTAINERS
     defs = outline.definitions
+    append = defs.append
     stack: list[int] = []
+    stack_ends: list[int] = []  # end_byte of the stacked definitions
     for p in protos:
         start, end, body, end_row = p.start, p.end, p.body, p.end_row
-        while stack and defs[stack[-1]].end_byte <= start:
+        while stack_ends and stack_ends[-1] <= start:
             stack.pop()
+            stack_ends.pop()
         parent = stack[-1] if stack else -1
-        if parent >= 0 and p.open_ended and defs[parent].proto.open_ended:
+        open_ended = p.open_ended
+        if open_ended and parent >= 0 and defs[parent].proto.open_ended:
             _cut(outline, parent, start)  # a second "namespace X;" ends the one before
             stack.pop()
+            stack_ends.pop()
             parent = stack[-1] if stack else -1
-        if p.open_ended:  # the rest of the enclosing scope
+        if open_ended:  # the rest of the enclosing scope
             end = body = defs[parent].end_byte if parent >= 0 else len(source)
             end_row = _last_row(source, end, p.start_row)
-        kind = p.kind
-        if parent >= 0 and kind == "function" and defs[parent].symbol.kind in containers:
-            kind = "method"
-        prefix = defs[parent].scope + "." if parent >= 0 else ""
-        name = p.own if p.own.startswith("(") else prefix + p.own
+        kind, own = p.kind, p.own
+        if parent >= 0:
+            outer = defs[parent]
+            if kind == "function" and outer.symbol.kind in containers:
+                kind = "method"
+            prefix = outer.scope + "."
+        else:
+            prefix = ""
+        name = own if own.startswith("(") else prefix + own
         symbol = p.built  # a copied proto usually keeps its symbol: skip rebuilding it
         if symbol is None or symbol.name != name or symbol.kind != kind \
                 or symbol.end_line != end_row + 1:
             symbol = p.built = Symbol(name, kind, p.start_row + 1, end_row + 1, p.name_row + 1,
                                       p.name_col, p.name_end_col)
-        defs.append(Definition(symbol, start, end, body, parent, prefix + p.scope, p))
-        stack.append(len(defs) - 1)
+        stack.append(len(defs))
+        stack_ends.append(end)
+        append(Definition(symbol, start, end, body, parent, prefix + p.scope, p))
     _promote_out_of_line_methods(defs)
 
 

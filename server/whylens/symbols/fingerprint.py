@@ -17,7 +17,7 @@ formatting-only edits.
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_right
 
 from whylens.symbols.parse import COMMENT_MARKERS, Outline
 
@@ -161,27 +161,34 @@ def _walk_tokens(outline: Outline, index: int, start: int, end: int) -> list:
             and node.parent.end_byte == node.end_byte:
         node = node.parent
     out: list = []
+    append = out.append
+    hole_ends = [h[1] for h in holes]
     cursor = node.walk()
+    first_child, next_sibling, up = (cursor.goto_first_child, cursor.goto_next_sibling,
+                                     cursor.goto_parent)
     named_stack: list[bool] = []
     while True:
         current = cursor.node
         s, e = current.start_byte, current.end_byte
-        if not (e <= start or s >= end or _inside(s, e, holes, hole_starts)):
-            if current.child_count == 0:
-                out.append((current.type, source[s:e]))
-            elif cursor.goto_first_child():
-                if current.is_named:
-                    out.append(current.type)
-                named_stack.append(current.is_named)
-                continue
-        while not cursor.goto_next_sibling():  # climb until a next sibling exists
-            if not named_stack or not cursor.goto_parent():
+        if e > start and s < end:
+            k = bisect_right(hole_starts, s) - 1  # the last hole starting at or before s
+            if k < 0 or e > hole_ends[k]:  # not inside a (merged) hole
+                if current.child_count == 0:
+                    append((current.type, source[s:e]))
+                elif first_child():
+                    named = current.is_named
+                    if named:
+                        append(current.type)
+                    named_stack.append(named)
+                    continue
+        while not next_sibling():  # climb until a next sibling exists
+            if not named_stack or not up():
                 return out
             if named_stack.pop():  # close the group; drop it when nothing was kept inside
                 if out and isinstance(out[-1], str) and out[-1] != ")":
                     out.pop()
                 else:
-                    out.append(")")
+                    append(")")
 
 
 def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -193,9 +200,3 @@ def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
         else:
             merged.append((s, e))
     return merged
-
-
-def _inside(s: int, e: int, holes: list[tuple[int, int]], starts: list[int]) -> bool:
-    """Whether [s, e) lies inside one of the merged, sorted ``holes``."""
-    k = bisect_left(starts, s + 1) - 1
-    return k >= 0 and holes[k][0] <= s and e <= holes[k][1]
