@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import sys
 
 from whylens import __version__
@@ -36,6 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Warnings (an index rebuilt, a file skipped) go to stderr as plain lines; `serve` installs
+    # its own handler that forwards records to the editor.
+    logging.basicConfig(level=logging.WARNING, format="whylens: %(message)s")
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):

@@ -26,7 +26,9 @@ _BOT_BRANCH = re.compile(
     re.I,
 )
 
-_VERSION = r"v?\d+(?:\.\d+)+(?:[-.+]?[0-9A-Za-z]+)*"
+# One character per repetition: `(?:[-.+]?[0-9A-Za-z]+)*` backtracks exponentially on a subject
+# like "v2.0.0-alpha.1.<40 hex> fix" and hung indexing on one commit.
+_VERSION = r"v?\d+(?:\.\d+)+(?:[-.+]?[0-9A-Za-z])*"
 _BUMP = r"bump(?:s|ed|ing)?"
 _RELEASE = re.compile(
     "|".join([

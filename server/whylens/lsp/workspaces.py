@@ -6,7 +6,6 @@ No GitPython here (the server is a long-running process): the repository is foun
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import shutil
@@ -45,10 +44,15 @@ def index_dir_for(repo_root: Path, override: str | None, storage: str | None,
                   several: bool) -> Path:
     """An explicit override wins (a subfolder per repository when there are several), then the
     editor's workspace storage, then the CLI's default cache folder."""
-    key = f"{repo_root.name}-{hashlib.sha1(str(repo_root).encode()).hexdigest()[:8]}"
+    key = default_index_dir(repo_root).name
     if override:
         base = Path(os.path.expanduser(override))
-        return base / key if several else base
+        if not base.is_absolute() or base.resolve().is_relative_to(repo_root):
+            # Read-only on the repository: a relative or in-repo index would be written into it.
+            log.warning("ignoring whylens.index.directory %r: it must be an absolute path "
+                        "outside the repository", override)
+        else:
+            return base / key if several else base
     if storage:
         return Path(storage) / "whylens-index" / key
     return default_index_dir(repo_root)
@@ -118,6 +122,7 @@ class RepoWorkspace:
             except Exception:
                 log.debug("closing the previous reader failed", exc_info=True)
         store = IndexStore(self.index_dir)
+        self.generation_dir = None  # a broken pointer must not look "moved" on every poll
         try:
             self.generation_dir = store.current_generation()
             if self.generation_dir is None:

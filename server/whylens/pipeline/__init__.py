@@ -13,6 +13,7 @@ overlapping with unit extraction and index writes here.
 from __future__ import annotations
 
 import contextlib
+import logging
 import time
 from collections import Counter, deque
 from dataclasses import dataclass, field, replace
@@ -20,6 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
+from whylens.errors import IndexCorruptError
 from whylens.history.blobs import BlobReader
 from whylens.history.links import WebLinks
 from whylens.history.repo import open_repository
@@ -31,6 +33,8 @@ from whylens.models import Commit
 from whylens.pipeline.anchoring import InProcessAnchoring, WorkerAnchoring, wants_worker
 from whylens.records.github import load_export, merge_tracker
 from whylens.records.history import build_records, coalesce_with, revert_pairs
+
+log = logging.getLogger(__name__)
 
 # progress(phase, done, total): phase is "mine" while commits stream, then "records", "commit".
 Progress = Callable[[str, int, int], None]
@@ -71,7 +75,11 @@ class IndexSummary:
 
 def _plan(repo, store: IndexStore, head: str) -> tuple[str, list[str]]:
     """Choose the mode and the commits to exclude from the walk."""
-    meta = store.read_meta() if store.exists() else {}
+    try:
+        meta = store.read_meta() if store.exists() else {}
+    except IndexCorruptError:  # derived data: rebuild it rather than ask the user to
+        log.warning("the index at %s could not be read; rebuilding it from git", store.path)
+        return "full", []
     if not meta or meta.get("pipeline_version") != PIPELINE_VERSION:
         return "full", []
     last = meta.get("last_sha")
@@ -84,6 +92,13 @@ def _plan(repo, store: IndexStore, head: str) -> tuple[str, list[str]]:
         # the commits it already wrote.
         return "resumed", [last] if last else []
     return "incremental", [last]
+
+
+def _prior_meta(store: IndexStore) -> dict:
+    try:
+        return store.read_meta() if store.exists() else {}
+    except IndexCorruptError:
+        return {}
 
 
 def _slim(commit: Commit) -> Commit:
@@ -115,7 +130,7 @@ def run_index(
         if mode == "up-to-date":
             summary.seconds = time.monotonic() - started
             return summary
-        prior_meta = store.read_meta() if store.exists() else {}
+        prior_meta = _prior_meta(store)
         summary.commits_total = repo.count(head, exclude=exclude)
         report("mine", 0, summary.commits_total)
         links = WebLinks.from_remote(repo.remote_url() or "")

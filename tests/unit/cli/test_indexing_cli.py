@@ -265,3 +265,18 @@ def test_locked_index_says_how_to_fix_and_loses_nothing(indexed, index_dir, caps
     code, out, err = run(capsys, "index", "--repo", repo.root, "--index-dir", index_dir, "--json")
     assert code == 0, err
     assert json.loads(out)["commits_indexed"] == 1
+
+
+def test_index_rebuilds_an_index_whose_generation_vanished(indexed, index_dir, capsys, caplog):
+    """A cache cleaner deleting part of the index folder: `index` rebuilds, it does not loop."""
+    repo, shas = indexed
+    for generation in index_dir.glob("gen-*"):
+        shutil.rmtree(generation)
+    code, _, err = run(capsys, "search", "deadlock", "--repo", repo.root, "--index-dir", index_dir)
+    assert code == 1 and "rebuild" in err
+    code, out, err = run(capsys, "index", "--repo", repo.root, "--index-dir", index_dir, "--json")
+    assert code == 0, err
+    assert json.loads(out)["mode"] == "full" and "rebuilding it from git" in caplog.text
+    code, out, _ = run(capsys, "search", "deadlock pool exhausted", "--repo", repo.root,
+                       "--index-dir", index_dir, "--json")
+    assert json.loads(out)["results"][0]["commit"] == shas["deadlock"]

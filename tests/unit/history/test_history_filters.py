@@ -148,3 +148,16 @@ def test_every_reason_is_a_known_one():
                commit("Merge branch 'x'", parents=MERGE_PARENTS)]
     reasons = {classify(c) for c in samples} | {classify(commit("Real"), ignore_revs={SHA})}
     assert reasons == set(SKIP_REASONS)
+
+
+def test_release_pattern_never_backtracks_on_long_version_suffixes():
+    """A subject with a long alphanumeric suffix after a version used to take seconds (and with
+    a full sha, forever) in the release check; it must be linear."""
+    import time
+
+    from whylens.history.filters import is_release
+
+    started = time.process_time()
+    assert not is_release("v2.0.0-alpha.1." + "abcdef0123456789" * 3 + " fix the parser")
+    assert not is_release("1.2" + "a" * 60 + "!")
+    assert time.process_time() - started < 0.5  # exponential backtracking took minutes

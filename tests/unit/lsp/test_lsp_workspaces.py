@@ -46,6 +46,9 @@ def test_index_dir_choices(tmp_path):
     storage = index_dir_for(root, None, str(tmp_path / "st"), several=False)
     assert storage.parent == tmp_path / "st" / "whylens-index"
     assert index_dir_for(root, None, None, several=False) == default_index_dir(root)
+    # Never inside the repository (read-only), never relative to wherever the server runs.
+    assert index_dir_for(root, "ix", None, several=False) == default_index_dir(root)
+    assert index_dir_for(root, str(root / ".cache"), None, several=False) == default_index_dir(root)
 
 
 def test_for_path_picks_the_innermost_and_refuses_outside(tmp_path):
