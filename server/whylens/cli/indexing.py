@@ -8,7 +8,7 @@ import sys
 import time
 
 from whylens.errors import InvalidInputError
-from whylens.cli.common import add_repo_args, index_store, open_reader, web_links
+from whylens.cli.common import add_repo_args, open_reader, web_links
 from whylens.models import ALL_TYPES
 
 

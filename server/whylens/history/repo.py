@@ -29,7 +29,6 @@ from whylens.errors import (  # noqa: E402
     GitMissingError,
     NotARepositoryError,
     UnknownRevisionError,
-    WhyLensError,
 )
 
 IGNORE_REVS_FILE = ".git-blame-ignore-revs"
@@ -45,9 +44,11 @@ READ_ONLY_COMMANDS = frozenset({
     "ls-tree", "merge-base", "name-rev", "rev-list", "rev-parse", "shortlog", "show", "show-ref",
     "symbolic-ref", "var", "version",
 })
-_CONFIG_READ_FLAGS = frozenset({"--get", "--get-all", "--get-regexp", "--list", "-l", "--null",
-                                "-z", "--name-only", "--default", "--type", "--bool", "--int",
-                                "--path", "--local", "--global", "--system"})
+# A config call must name one of these (modifiers such as --local or -z alone would let
+# `git config --local key value` write).
+_CONFIG_READ_FLAGS = frozenset({"--get", "--get-all", "--get-regexp", "--list", "-l"})
+_CONFIG_WRITE_FLAGS = frozenset({"--add", "--replace-all", "--unset", "--unset-all", "--edit",
+                                 "-e", "--rename-section", "--remove-section"})
 
 
 def _git_environment(git_dir: Path, work_tree: Path | None) -> dict[str, str]:
@@ -70,7 +71,10 @@ def _check_read_only(args: tuple[str, ...]) -> None:
     if command not in READ_ONLY_COMMANDS:
         raise ValueError(f"git {command!r} is not a read-only command WhyLens may run")
     rest = args[args.index(command) + 1:]
-    if command == "config" and not any(a in _CONFIG_READ_FLAGS for a in rest):
+    if any(a.startswith("--output") for a in rest):
+        raise ValueError("WhyLens never lets git write a file (--output)")
+    if command == "config" and (not any(a in _CONFIG_READ_FLAGS for a in rest)
+                                or any(a in _CONFIG_WRITE_FLAGS for a in rest)):
         raise ValueError("git config may only be read (--get, --get-all, --get-regexp, --list)")
     if command == "describe" and any(a.startswith(("--dirty", "--broken")) for a in rest):
         raise ValueError("git describe --dirty refreshes the index; WhyLens does not run it")

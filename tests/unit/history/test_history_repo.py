@@ -197,3 +197,21 @@ def test_linked_worktree(three, tmp_path):
         assert repo.resolve("HEAD") == three.shas[1]
         assert repo.resolve("main") == three.shas[2]
         assert not repo.is_bare
+
+
+def test_git_refuses_writes_dressed_as_reads(make_repo):
+    from whylens.history.repo import open_repository
+
+    repo = make_repo()
+    repo.commit("one", {"a.txt": "a\n"})
+    config = (repo.root / ".git" / "config").read_bytes()
+    with open_repository(repo.root) as r:
+        for args in (("config", "--local", "whylens.pwned", "yes"),
+                     ("config", "-z", "whylens.pwned", "yes"),
+                     ("config", "--get", "--unset", "core.bare"),
+                     ("log", f"--output={repo.root / 'PWNED'}")):
+            with pytest.raises(ValueError):
+                r.git(*args)
+        assert r.git("config", "--get", "core.bare").strip() == "false"
+    assert (repo.root / ".git" / "config").read_bytes() == config
+    assert not (repo.root / "PWNED").exists()
