@@ -17,6 +17,7 @@ from pathlib import Path
 from whylens.cli.common import add_repo_args, find_repo_root, index_store, open_reader, web_links
 from whylens.errors import IndexMissingError, InvalidInputError
 from whylens.records.outcome import outcome_status
+from whylens.retrieval.evidence import revert_check
 
 EXPORT_DIR = "github-export"  # fetch-github's default destination, inside the index folder
 
@@ -63,18 +64,6 @@ def register(subparsers) -> None:
 
 # -- reading ---------------------------------------------------------------------------------
 
-def _reverted_check(reader):
-    """sha → True when a revert of it stands (a reverted revert does not count)."""
-    cache: dict[str, bool] = {}
-
-    def reverted(sha: str, depth: int = 0) -> bool:
-        if sha not in cache:
-            cache[sha] = depth < 20 and any(not reverted(r, depth + 1) for r in reader.reverts_of(sha))
-        return cache[sha]
-
-    return reverted
-
-
 def record_json(record, outcome: str, links) -> dict:
     data = dataclasses.asdict(record)
     data["outcome_status"] = outcome
@@ -94,7 +83,7 @@ def cmd_show(args) -> int:
         if record is None:
             raise InvalidInputError(f"no record {args.id!r} in the index; `whylens records list` "
                                     "shows the ids")
-        outcome = outcome_status(record, _reverted_check(reader), reader.iter_records())
+        outcome = outcome_status(record, revert_check(reader), reader.iter_records())
         data = record_json(record, outcome, web_links(reader))
     if args.json:
         print(json.dumps(data, ensure_ascii=False, indent=2))
@@ -136,7 +125,7 @@ def _render(data: dict) -> str:
 def cmd_list(args) -> int:
     with open_reader(args) as reader:
         records = list(reader.iter_records())
-        reverted = _reverted_check(reader)
+        reverted = revert_check(reader)
         rows = [(r, outcome_status(r, reverted, records)) for r in records]
         links = web_links(reader)
     rows.sort(key=lambda row: (row[0].date, row[0].id), reverse=True)

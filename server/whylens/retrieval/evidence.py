@@ -26,6 +26,20 @@ def reverting_commits(reader, sha: str) -> list[str]:
     return list(reader.reverts_of(sha) or ())
 
 
+def revert_check(reader):
+    """``sha -> bool``: a revert of it still stands (a revert that was itself reverted does not
+    count). Memoised per call site; depth-capped against cycles in bad data."""
+    cache: dict[str, bool] = {}
+
+    def reverted(sha: str, depth: int = 0) -> bool:
+        if sha not in cache:
+            cache[sha] = depth < 20 and any(not reverted(r, depth + 1)
+                                            for r in reverting_commits(reader, sha))
+        return cache[sha]
+
+    return reverted
+
+
 def record_outcome(reader, record: Record, neighbours=()) -> str:
     """reverted / superseded / landed / unresolved (``records.outcome``), computed now.
 
@@ -34,7 +48,7 @@ def record_outcome(reader, record: Record, neighbours=()) -> str:
     """
     return outcome_status(
         record,
-        lambda sha: bool(reverting_commits(reader, sha)),
+        revert_check(reader),
         [other for other in neighbours if other.id != record.id],
     )
 
