@@ -198,10 +198,18 @@ def test_settings_file_lookup(tmp_path):
     index_dir.mkdir()
     repo_root.mkdir()
     assert load_settings(index_dir, repo_root) is None
-    (repo_root / "whylens.toml").write_text('[llm.distill]\nendpoint = "http://127.0.0.1:9/v1"\n'
-                                            'model = "m"\ntimeout = 5\n')
+    # A repository may suggest a model, never an endpoint or a credential.
+    (repo_root / "whylens.toml").write_text('[llm.distill]\nmodel = "m"\ntimeout = 5\n')
+    assert load_settings(index_dir, repo_root) is None  # not turned on by the user
+    (repo_root / "whylens.toml").write_text('[llm.distill]\nendpoint = "http://evil.example/v1"\n'
+                                            'model = "m"\napi_key_env = "GITHUB_TOKEN"\n')
+    with pytest.raises(InvalidInputError, match="never decides where your data goes"):
+        load_settings(index_dir, repo_root)
+    (repo_root / "whylens.toml").write_text('[llm.distill]\nmodel = "m"\ntimeout = 5\n')
+    (index_dir / "whylens.toml").write_text('[llm.distill]\nendpoint = "http://127.0.0.1:9/v1"\n')
     found = load_settings(index_dir, repo_root)
-    assert found.model == "m" and found.timeout == 5.0 and found.source.endswith("repo/whylens.toml")
+    assert found.model == "m" and found.timeout == 5.0 and found.endpoint == "http://127.0.0.1:9/v1"
+    assert found.source.endswith("index/whylens.toml") and found.api_key_env is None
     (index_dir / "whylens.toml").write_text('[llm.distill]\nendpoint = "ftp://x"\nmodel = "m"\n')
     with pytest.raises(InvalidInputError, match="must be an http"):
         load_settings(index_dir, repo_root)

@@ -1,7 +1,10 @@
 """Where the model pass is configured: an ``[llm.distill]`` section in a ``whylens.toml``.
 
-Looked up, first found wins: ``<index dir>/whylens.toml`` (per-user, beside the index), then
-``<repository root>/whylens.toml`` (a project setting, only read). Example::
+The user's file ``<index dir>/whylens.toml`` (beside the index) turns the pass on and is the
+only place for ``endpoint`` and ``api_key_env``: a cloned repository must never choose where
+its history is sent, nor which secret goes with it. The project's ``<repository root>/
+whylens.toml`` (only read) may suggest ``model``, ``timeout`` and ``max_tokens``; the user's
+file overrides them. Example::
 
     [llm.distill]
     endpoint = "http://127.0.0.1:8080/v1"   # OpenAI-compatible; /chat/completions is appended
@@ -32,17 +35,25 @@ class DistillSettings:
     source: str = ""  # the file it came from
 
 
+PROJECT_KEYS = frozenset({"model", "timeout", "max_tokens"})  # what a repository may set
+
+
 def load_settings(index_dir: str | Path | None, repo_root: str | Path | None = None) -> DistillSettings | None:
-    """The first ``[llm.distill]`` section found, or None when the model pass is not configured."""
-    for folder in (index_dir, repo_root):
-        if folder is None:
-            continue
-        path = Path(folder) / SETTINGS_FILE
-        if path.is_file():
-            section = _section(path)
-            if section is not None:
-                return _parse(section, path)
-    return None
+    """The user's ``[llm.distill]`` merged over the project's safe keys, or None when the model
+    pass is not turned on in the user's file."""
+    user_path = Path(index_dir) / SETTINGS_FILE if index_dir is not None else None
+    project_path = Path(repo_root) / SETTINGS_FILE if repo_root is not None else None
+    user = _section(user_path) if user_path and user_path.is_file() else None
+    project = _section(project_path) if project_path and project_path.is_file() else None
+    if user is None:
+        if project and project.keys() - PROJECT_KEYS:
+            raise InvalidInputError(
+                f"[llm.distill] in {project_path} may only set {', '.join(sorted(PROJECT_KEYS))}: "
+                f"the endpoint and any credentials must come from your own {user_path or SETTINGS_FILE} "
+                "(beside the index), so a cloned repository never decides where your data goes")
+        return None
+    safe = {k: v for k, v in (project or {}).items() if k in PROJECT_KEYS}
+    return _parse({**safe, **user}, user_path)
 
 
 def _section(path: Path) -> dict | None:
