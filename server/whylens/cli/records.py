@@ -180,13 +180,8 @@ def import_export(args, folder: Path) -> dict:
     removed = sorted({r.id for r in before} - {r.id for r in records})
     with store.writer() as writer:
         writer.add_records(records)
-        if removed:
-            remove = getattr(writer, "remove_records", None)
-            if remove is None:
-                print(f"whylens: note: {len(removed)} records were absorbed into issues but this "
-                      "index cannot remove records yet; they still answer", file=sys.stderr)
-            else:
-                remove(removed)
+        if removed:  # PR records absorbed into the issues they fixed answer once, as the issue
+            writer.remove_records(removed)
         writer.set_meta(github_export=str(folder.resolve()))
         writer.commit()
     return {"records": len(records), "issues": len(export.issues), "pulls": len(export.pulls),
@@ -194,24 +189,22 @@ def import_export(args, folder: Path) -> dict:
 
 
 def _events_for(reader, repo, records, by_sha) -> dict:
-    """Symbol events of the fixing commits of ``records``: from the index when it can say,
-    else by anchoring just those commits."""
+    """Symbol events of the fixing commits of ``records``: from the index when it holds the
+    commit, else by anchoring just those commits."""
     shas = sorted({sha for r in records for sha in r.fixing_commits if sha in by_sha})
     if not shas:
         return {}
-    events_of = getattr(reader, "events_of", None)
-    if events_of is not None:
-        return {sha: events_of(sha) for sha in shas}
-    try:
-        from whylens.history.blobs import BlobReader
-        from whylens.history.walk import walk
-        from whylens.symbols.anchor import Anchorer
-    except ImportError:  # symbols not available: records keep no anchors
-        return {}
-    events = {}
+    events = {sha: reader.events_of(sha) for sha in shas if reader.has_commit(sha)}
+    missing = [sha for sha in shas if sha not in events]  # landed after the last index run
+    if not missing:
+        return events
+    from whylens.history.blobs import BlobReader
+    from whylens.history.walk import walk
+    from whylens.symbols.anchor import Anchorer
+
     with BlobReader(repo) as blobs:
         anchorer = Anchorer(blobs.read, attributes=repo.gitattributes(repo.resolve("HEAD")))
-        for sha in shas:
+        for sha in missing:
             if len(by_sha[sha].parents) > 1:
                 continue  # merges carry no changes of their own
             for commit in walk(repo, sha, exclude=by_sha[sha].parents, hunks=True):

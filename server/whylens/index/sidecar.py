@@ -247,14 +247,18 @@ def delete_commits(conn: sqlite3.Connection, shas: list[str]) -> None:
     for table, key in (("unit_symbols", "unit_id"), ("unit_files", "unit_id"),
                        (PITFALL_LINKS, "unit_id"), ("units", "id")):
         conn.executemany(f"DELETE FROM {table} WHERE {key} = ?", [(i,) for i in unit_ids])
-    for table, key in (
-        ("record_commits", "record_id"), ("record_symbols", "record_id"),
-        ("record_files", "record_id"), ("records", "id"),
-    ):
-        conn.executemany(f"DELETE FROM {table} WHERE {key} = ?", [(i,) for i in record_ids])
+    delete_records(conn, record_ids)
     shas_rows = [(s,) for s in shas]
     for table in ("commits", "commit_files", "events"):
         conn.executemany(f"DELETE FROM {table} WHERE sha = ?", shas_rows)
     conn.executemany("DELETE FROM reverts WHERE reverting = ? OR reverted = ?",
                      [(s, s) for s in shas])
 
+
+def delete_records(conn: sqlite3.Connection, record_ids: list[str]) -> None:
+    """Remove records (e.g. a PR record absorbed into the issue it fixed)."""
+    for table, key in (
+        ("record_commits", "record_id"), ("record_symbols", "record_id"),
+        ("record_files", "record_id"), ("records", "id"),
+    ):
+        conn.executemany(f"DELETE FROM {table} WHERE {key} = ?", [(i,) for i in record_ids])

@@ -109,6 +109,14 @@ class IndexWriter:
             self._pending.pop(doc_id, None)
             self._deletes.add(doc_id)
 
+    def remove_records(self, record_ids: Iterable[str]) -> None:
+        """Forget records by id, from the sidecar and from search."""
+        record_ids = list(record_ids)
+        sidecar.delete_records(self._conn, record_ids)
+        for doc_id in record_ids:
+            self._pending.pop(doc_id, None)
+            self._deletes.add(doc_id)
+
     def set_meta(self, **values) -> None:
         sidecar.write_meta(self._conn, values)
 

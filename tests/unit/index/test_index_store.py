@@ -170,6 +170,24 @@ def test_remove_commits_forgets_units_events_and_records(index_dir, corpus, buil
         assert ids(reader.search("memory")) == ["u2"]
 
 
+def test_remove_records_forgets_them_in_search_and_lookups(index_dir, corpus):
+    commits, units = corpus
+    store = IndexStore(index_dir)
+    absorbed = Record(id="pr-34", kind="pr", number=34, title="Retry the pool on reset",
+                      fixing_commits=(commits[0].sha,), anchors=("Pool.get",))
+    owner = Record(id="issue-12", kind="issue", number=12, title="Pool hangs on reset",
+                   fixing_commits=(commits[0].sha,), anchors=("Pool.get",), partner=34)
+    with store.writer() as writer:
+        writer.add_commits(commits)
+        writer.add_records([absorbed, owner])
+    with store.writer() as writer:
+        writer.remove_records(["pr-34"])
+    with store.reader() as reader:
+        assert reader.record("pr-34") is None and reader.record("issue-12") is not None
+        assert [r.id for r in reader.records_for_symbol("Pool.get")] == ["issue-12"]
+        assert "pr-34" not in ids(reader.search("pool reset"))
+
+
 def test_rebuild_keeps_the_old_generation_readable_until_commit(index_dir, corpus, build):
     commits, units = corpus
     store = IndexStore(index_dir)

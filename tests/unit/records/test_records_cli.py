@@ -77,6 +77,8 @@ def test_import_github_coalesces_and_gives_provider_edges(indexed, index_dir, tm
     where = ["--repo", str(repo.root), "--index-dir", str(index_dir)]
     code, out, _ = run(capsys, "records", "import-github", str(export), "--json", *where)
     assert code == 0 and json.loads(out)["records"] == 2
+    code, _, err = run(capsys, "records", "show", "pr-34", *where)
+    assert code == 2  # the PR is issue-12's partner: the same work never answers twice
     code, out, _ = run(capsys, "records", "show", "issue-12", "--json", *where)
     data = json.loads(out)
     assert data["title"] == "Requests hang without a timeout" and data["fix_edge_source"] == "provider"
