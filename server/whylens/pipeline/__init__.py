@@ -21,7 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
-from whylens.errors import IndexCorruptError
+from whylens.errors import IndexCorruptError, WhyLensError
 from whylens.history.blobs import BlobReader
 from whylens.history.links import WebLinks
 from whylens.history.repo import open_repository
@@ -243,7 +243,11 @@ def _write_records(writer, mined, events_by_commit, previous, export_dir, summar
     if previous is not None:  # an issue fixed across two runs keeps all its work
         records = coalesce_with(records, previous.record)
     elif export_dir and Path(export_dir).is_dir():  # a rebuild re-applies the imported export
-        records = merge_tracker(records, load_export(export_dir), mined, events_by_commit)
+        try:
+            records = merge_tracker(records, load_export(export_dir), mined, events_by_commit)
+        except WhyLensError as exc:  # a damaged export must not cost the whole rebuild
+            log.warning("the tracker export at %s was not re-applied: %s", export_dir, exc)
+            writer.set_meta(github_export=None)
     writer.add_records(records)
     writer.add_reverts(revert_pairs(mined))
     summary.records = len(records)

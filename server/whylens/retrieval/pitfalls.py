@@ -184,7 +184,8 @@ def explain_error(reader, text: str) -> list[Pitfall]:
     return _rank(candidates, parsed, None)[:MAX_EXPLAINED]
 
 
-def match_errors(reader, path: str, text: str | None, errors: list[dict]) -> list[Pitfall]:
+def match_errors(reader, path: str, text: str | None, errors: list[dict],
+                 cap: int = MAX_PER_FILE) -> list[Pitfall]:
     """Pitfalls for another tool's errors in one file: at most one per line, three per file.
 
     ``errors``: ``{"line": 1-based, "message", "source", "code"}``. The enclosing symbol comes
@@ -219,7 +220,7 @@ def match_errors(reader, path: str, text: str | None, errors: list[dict]) -> lis
             continue  # the same pitfall on two lines: show it where it fits best
         used.add(pitfall.item.id)
         best.append(pitfall)
-    return sorted(best[:MAX_PER_FILE], key=lambda p: p.line or 0)
+    return sorted(best[:cap], key=lambda p: p.line or 0)
 
 
 def _error_input(error) -> tuple[int | None, ParsedError]:

@@ -79,9 +79,12 @@ def register(server: WhyLensServer) -> None:
         try:
             out, err = await asyncio.wait_for(proc.communicate(), REVIEW_TIMEOUT_S)
         except asyncio.TimeoutError:
-            proc.kill()
             log.warning("pr-comments took longer than %ss; stopped", REVIEW_TIMEOUT_S)
             return None
+        finally:  # timed out, or the request was cancelled: never leave the child running
+            if proc.returncode is None:
+                proc.kill()
+                await proc.wait()
         if proc.returncode != 0:
             log.warning("pr-comments failed: %s", err.decode("utf-8", "replace").strip()[-500:])
             return None
