@@ -193,6 +193,10 @@ class Session:
         def on_register(params):
             return None  # the watchers VS Code would install; the bench sends their events
 
+        @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+        def on_lens_refresh(params):
+            return None  # VS Code would ask for lenses again
+
         @client.feature("whylens/indexStatus")
         def on_status(params):
             status = params._asdict() if hasattr(params, "_asdict") else dict(params)

@@ -37,11 +37,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    # Warnings (an index rebuilt, a file skipped) go to stderr as plain lines; `serve` installs
-    # its own handler that forwards records to the editor.
-    logging.basicConfig(level=logging.WARNING, format="whylens: %(message)s")
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command != "serve":  # `serve` forwards its records to the editor instead
+        # Warnings (an index rebuilt, a file skipped) go to stderr as plain lines.
+        logging.basicConfig(level=logging.WARNING, format="whylens: %(message)s")
     if not getattr(args, "handler", None):
         parser.print_help()
         return 2
