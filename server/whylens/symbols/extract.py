@@ -14,7 +14,7 @@ shifted, subtree and all, instead of being extracted again.
 from __future__ import annotations
 
 import logging
-from bisect import bisect_left, bisect_right, insort
+from bisect import bisect_left, bisect_right
 
 from tree_sitter import Node, QueryCursor, Tree
 
