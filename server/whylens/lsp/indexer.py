@@ -64,6 +64,18 @@ class IndexManager:
         if self._poller is None:
             self._poller = self.server.run_task(self._poll(), "HEAD poll")
 
+    def stop(self, ws: RepoWorkspace) -> None:
+        """The folder left the workspace: cancel its runner and kill a running child, so a
+        re-added folder starts afresh with its new workspace."""
+        key = str(ws.root)
+        proc = self._children.pop(key, None)
+        if proc is not None:
+            _kill(proc)
+        task = self._runners.pop(key, None)
+        if task is not None:
+            task.cancel()
+        self._wanted.pop(key, None)
+
     def request(self, ws: RepoWorkspace) -> None:
         """Ask for an (incremental) run; coalesces with one already queued."""
         event = self._wanted.get(str(ws.root))

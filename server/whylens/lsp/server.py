@@ -215,6 +215,8 @@ def _register_core(server: WhyLensServer) -> None:
                            params: types.DidChangeWorkspaceFoldersParams) -> None:
         for folder in params.event.removed or ():
             for ws in ls.workspaces.remove(folder.uri):
+                if ls.index_manager is not None:
+                    ls.index_manager.stop(ws)
                 ws.drop_reader()
         several = len(ls.workspace.folders) > 1
         for folder in params.event.added or ():
