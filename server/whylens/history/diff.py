@@ -8,6 +8,7 @@ from whylens.history.walk import config_pins, diff_options, parse_changes
 from whylens.models import FileChange, Hunk
 
 _BINARY_PROBE = 8000  # git's own rule: a NUL in the first 8000 bytes means binary
+_BIG_FILE = 8 << 20  # like walk's core.bigFileThreshold: bigger untracked files count as binary
 
 
 def diff_changes(repo: Repository, base: str, head: str | None = None) -> list[FileChange]:
@@ -48,6 +49,8 @@ def _untracked(repo: Repository) -> list[FileChange]:
 def _count_lines(path) -> tuple[int, bool]:
     """(line count, binary?) of a file, read in blocks; (0, False) when it cannot be read."""
     try:
+        if path.stat().st_size > _BIG_FILE:  # e.g. unignored build output: never read it all
+            return 0, True
         with open(path, "rb") as handle:
             first = handle.read(_BINARY_PROBE)
             if b"\0" in first:
