@@ -9,6 +9,7 @@ from pathlib import Path
 from whylens.errors import IndexMissingError, NotARepositoryError
 from whylens.index.location import default_index_dir
 from whylens.index.store import IndexStore
+from whylens.retrieval.citations import web_links_from_meta
 
 
 def add_repo_args(parser) -> None:
@@ -55,7 +56,4 @@ def open_reader(args):
 
 def web_links(reader):
     """Commit / PR / issue URL builder from what the index recorded about the remote, or None."""
-    from whylens.history.links import WebLinks
-
-    base, kind = reader.meta.get("web_base"), reader.meta.get("web_kind")
-    return WebLinks.from_base(base, kind) if base and kind else None
+    return web_links_from_meta(reader.meta)

@@ -17,6 +17,7 @@ from whylens.errors import GitMissingError, NotARepositoryError, WhyLensError
 from whylens.history.links import WebLinks
 from whylens.index.location import default_index_dir
 from whylens.index.store import IndexStore
+from whylens.retrieval.citations import web_links_from_meta
 
 log = logging.getLogger(__name__)
 
@@ -131,9 +132,7 @@ class RepoWorkspace:
         except WhyLensError as exc:
             log.warning("%s: %s", self.name, exc)
             return False
-        meta = getattr(self.reader, "meta", None) or {}
-        base, kind = meta.get("web_base"), meta.get("web_kind")
-        self.links = WebLinks.from_base(base, kind) if base and kind else None
+        self.links = web_links_from_meta(getattr(self.reader, "meta", None))
         return True
 
     def index_moved(self) -> bool:

@@ -7,7 +7,7 @@ sha, never markdown links; the link goes into ``pitfall_link``.
 from __future__ import annotations
 
 from whylens.models import Pitfall, Record
-from whylens.retrieval.citations import one_line, short
+from whylens.retrieval.citations import item_url, one_line, short
 
 
 def _where(item) -> str:
@@ -44,15 +44,4 @@ def pitfall_message(pitfall: Pitfall, links=None) -> str:
 
 def pitfall_link(pitfall: Pitfall, links=None) -> str | None:
     """The PR / issue / commit URL a diagnostic's ``codeDescription.href`` points at."""
-    item = pitfall.item
-    if isinstance(item, Record):
-        if item.url:
-            return item.url
-        if links is None:
-            return None
-        if item.number is not None:
-            return links.pr(item.number) if item.kind == "pr" else links.issue(item.number)
-        return links.commit(item.fixing_commits[0]) if item.fixing_commits else None
-    if links is None:
-        return None
-    return links.pr(item.pr) if item.pr is not None else links.commit(item.commit)
+    return item_url(pitfall.item, links)

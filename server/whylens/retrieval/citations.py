@@ -62,13 +62,19 @@ def change_ref(sha: str, pr: int | None, links=None) -> str:
     return commit_ref(sha, links)
 
 
-def url_for(sha: str | None, pr: int | None, links=None) -> str | None:
-    """The best single URL for a piece of provenance (PR over commit), None offline."""
+def item_url(item, links=None) -> str | None:
+    """Where a unit or record was learnt: its own url, else the PR or issue, else the commit
+    (None when no web host is known)."""
+    url = getattr(item, "url", None)
+    if url:
+        return url
     if links is None:
         return None
-    if pr is not None:
-        return links.pr(pr)
-    return links.commit(sha) if sha else None
+    if hasattr(item, "fixing_commits"):  # a Record
+        if item.number is not None:
+            return links.pr(item.number) if item.kind == "pr" else links.issue(item.number)
+        return links.commit(item.fixing_commits[0]) if item.fixing_commits else None
+    return links.pr(item.pr) if item.pr is not None else links.commit(item.commit)
 
 
 def one_line(text: str, limit: int = 160) -> str:

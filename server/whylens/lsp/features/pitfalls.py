@@ -10,8 +10,9 @@ from lsprotocol import types
 from whylens.lsp import protocol
 from whylens.lsp.guard import guarded
 from whylens.lsp.server import WhyLensServer
-from whylens.models import Pitfall, Record, Unit
+from whylens.models import Pitfall, Unit
 from whylens.render.diagnostics import pitfall_message
+from whylens.retrieval.citations import item_url
 from whylens.retrieval.pitfalls import explain_error, match_errors
 
 log = logging.getLogger(__name__)
@@ -20,31 +21,14 @@ DIAGNOSTIC_CODE = "known-pitfall"
 SOURCE = "whylens"
 
 
-def provenance_url(item: Unit | Record, links) -> str | None:
-    """Where a pitfall was learnt: the PR when known, else the commit (None without a host)."""
-    if isinstance(item, Record):
-        if item.url:
-            return item.url
-        if links is None:
-            return None
-        if item.kind == "pr" and item.number:
-            return links.pr(item.number)
-        if item.kind == "issue" and item.number:
-            return links.issue(item.number)
-        return links.commit(item.fixing_commits[0]) if item.fixing_commits else None
-    if links is None:
-        return None
-    return links.pr(item.pr) if item.pr else links.commit(item.commit)
-
-
 def pitfall_data(pitfall: Pitfall, links) -> dict:
     item = pitfall.item
     kind = item.type if isinstance(item, Unit) else "decision"
     fix = pitfall.fix
     return {
         "id": item.id, "type": kind, "title": item.title, "reason": pitfall.reason,
-        "score": round(pitfall.score, 4), "line": pitfall.line, "url": provenance_url(item, links),
-        "fix": {"id": fix.id, "title": fix.title, "url": provenance_url(fix, links)} if fix else None,
+        "score": round(pitfall.score, 4), "line": pitfall.line, "url": item_url(item, links),
+        "fix": {"id": fix.id, "title": fix.title, "url": item_url(fix, links)} if fix else None,
     }
 
 
@@ -93,7 +77,7 @@ def register(server: WhyLensServer) -> None:
             error = by_line.get(pitfall.line) if pitfall.line else None
             if error is None:  # never a hint on a line without an error
                 continue
-            url = provenance_url(pitfall.item, doc.ws.links)
+            url = item_url(pitfall.item, doc.ws.links)
             diagnostics.append(types.Diagnostic(
                 range=error.range, severity=types.DiagnosticSeverity.Information,
                 source=SOURCE, code=DIAGNOSTIC_CODE,
