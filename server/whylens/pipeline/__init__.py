@@ -73,13 +73,18 @@ class IndexSummary:
         }
 
 
-def _plan(repo, store: IndexStore, head: str) -> tuple[str, list[str]]:
-    """Choose the mode and the commits to exclude from the walk."""
+def _read_meta(store: IndexStore) -> dict:
+    """The index meta, or {} when there is no index or it cannot be read (then it is rebuilt:
+    derived data, rather than asking the user to delete it)."""
     try:
-        meta = store.read_meta() if store.exists() else {}
-    except IndexCorruptError:  # derived data: rebuild it rather than ask the user to
+        return store.read_meta() if store.exists() else {}
+    except IndexCorruptError:
         log.warning("the index at %s could not be read; rebuilding it from git", store.path)
-        return "full", []
+        return {}
+
+
+def _plan(repo, meta: dict, head: str) -> tuple[str, list[str]]:
+    """Choose the mode and the commits to exclude from the walk."""
     if not meta or meta.get("pipeline_version") != PIPELINE_VERSION:
         return "full", []
     last = meta.get("last_sha")
@@ -92,13 +97,6 @@ def _plan(repo, store: IndexStore, head: str) -> tuple[str, list[str]]:
         # the commits it already wrote.
         return "resumed", [last] if last else []
     return "incremental", [last]
-
-
-def _prior_meta(store: IndexStore) -> dict:
-    try:
-        return store.read_meta() if store.exists() else {}
-    except IndexCorruptError:
-        return {}
 
 
 def _slim(commit: Commit) -> Commit:
@@ -125,12 +123,12 @@ def run_index(
         head = repo.resolve(rev)
         target = Path(index_dir) if index_dir else default_index_dir(repo.root)
         store = IndexStore(target)
-        mode, exclude = _plan(repo, store, head)
+        prior_meta = _read_meta(store)
+        mode, exclude = _plan(repo, prior_meta, head)
         summary = IndexSummary(str(target), head, mode, shallow=repo.is_shallow)
         if mode == "up-to-date":
             summary.seconds = time.monotonic() - started
             return summary
-        prior_meta = _prior_meta(store)
         summary.commits_total = repo.count(head, exclude=exclude)
         report("mine", 0, summary.commits_total)
         links = WebLinks.from_remote(repo.remote_url() or "")
