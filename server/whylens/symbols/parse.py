@@ -162,6 +162,10 @@ def offset(starts: list[int], row: int, length: int) -> int:
     return min(starts[row] + row, length) if row < len(starts) - 1 else length
 
 
+# Grammars whose definitions query is another's text (TSX is TypeScript plus JSX).
+QUERY_FILE = {"tsx": "typescript"}
+
+
 @lru_cache(maxsize=None)
 def grammar(language: str):
     """(parser, definitions query, comments query) for ``language``, or None when it cannot be loaded."""
@@ -171,7 +175,8 @@ def grammar(language: str):
         from tree_sitter_language_pack import get_language
 
         lang = get_language(language)
-        text = resources.files("whylens.symbols").joinpath("queries", f"{language}.scm").read_text(
+        query_file = f"{QUERY_FILE.get(language, language)}.scm"
+        text = resources.files("whylens.symbols").joinpath("queries", query_file).read_text(
             encoding="utf-8")
         definitions, _, comments = text.partition(COMMENTS_SEPARATOR)
         comments = comments.partition("\n")[2]  # the rest of the separator line is prose

@@ -1,4 +1,4 @@
-; TypeScript definitions (the TSX query is the same text).
+; TypeScript and TSX definitions (parse.QUERY_FILE points tsx here).
 (function_declaration name: (identifier) @name) @definition.function
 (generator_function_declaration name: (identifier) @name) @definition.function
 (class_declaration name: (type_identifier) @name) @definition.class
