@@ -6,7 +6,7 @@ import asyncio
 import functools
 import logging
 
-from whylens.errors import InvalidInputError, WhyLensError
+from whylens.errors import WhyLensError
 
 log = logging.getLogger("whylens.lsp")
 
@@ -19,9 +19,7 @@ def guarded(fn):
     name = fn.__qualname__
 
     def failed(exc: BaseException) -> None:
-        if isinstance(exc, InvalidInputError):
-            log.warning("%s: %s", name, exc)
-        elif isinstance(exc, WhyLensError):
+        if isinstance(exc, WhyLensError):  # bad params or a known condition: its message says it
             log.warning("%s: %s", name, exc)
         else:
             log.error("%s failed", name, exc_info=exc)
