@@ -185,16 +185,18 @@ def explain_error(reader, text: str) -> list[Pitfall]:
 
 
 def match_errors(reader, path: str, text: str | None, errors: list[dict],
-                 cap: int = MAX_PER_FILE) -> list[Pitfall]:
+                 cap: int = MAX_PER_FILE, symbols: list | None = None) -> list[Pitfall]:
     """Pitfalls for another tool's errors in one file: at most one per line, three per file.
 
     ``errors``: ``{"line": 1-based, "message", "source", "code"}``. The enclosing symbol comes
-    from ``text`` (the current buffer); frames inside a message count as callers.
+    from ``symbols`` when the caller already has the buffer's outline, else from parsing
+    ``text`` (the current buffer); frames inside a message count as callers.
     """
     rel_path = repo_relative(path, reader.meta.get("repo"))
-    source = source_bytes(text)
-    language = language_for_path(rel_path)
-    symbols = outline(source, language) if (source and language) else []
+    if symbols is None:
+        source = source_bytes(text)
+        language = language_for_path(rel_path)
+        symbols = outline(source, language) if (source and language) else []
     per_line: dict[int, Pitfall] = {}
     for error in errors or ():
         line, parsed = _error_input(error)

@@ -70,7 +70,7 @@ def register(server: WhyLensServer) -> None:
         errors = [{"line": e.range.start.line + 1, "message": e.message, "source": e.source,
                    "code": e.code} for e in params.errors]
         pitfalls = match_errors(doc.ws.reader, doc.path, doc.text, errors,
-                                cap=ls.settings.pitfalls.max_per_file)
+                                cap=ls.settings.pitfalls.max_per_file, symbols=doc.symbols)
         by_line = {e.range.start.line + 1: e for e in reversed(params.errors)}
         diagnostics = []
         for pitfall in pitfalls[: ls.settings.pitfalls.max_per_file]:
