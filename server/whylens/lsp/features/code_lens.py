@@ -65,8 +65,7 @@ def register(server: WhyLensServer) -> None:
         data = lens.data if isinstance(lens.data, dict) else {}
         uri, name = data.get("uri"), data.get("symbol")
         title = "why"
-        ws = ls.resolve_workspace(uri) if isinstance(uri, str) else None
-        doc = ls.documents.get(uri) if ws is not None else None
+        doc = ls.documents.get(uri)  # None for a bad or foreign uri
         if doc is not None and doc.ws.reader is not None and isinstance(name, str):
             counts = counts_for(doc).get(name)
             if counts:
