@@ -178,12 +178,6 @@ class IndexStore:
             if keep is None or folder.resolve() != keep.resolve():
                 shutil.rmtree(folder, ignore_errors=True)
 
-    def size_bytes(self) -> int:
-        folder = self.current_generation()
-        if folder is None:
-            return 0
-        return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
-
 
 def release_lock(fd: int | None) -> None:
     if fd is None:

@@ -60,7 +60,3 @@ def item_text(item) -> str:
         claims += [*item.cause, *item.decision, *item.rejected]
         return " ".join([item.title, *(c.text for c in claims)])
     return " ".join(x for x in (item.title, item.content, item.context) if x)
-
-
-def item_date(item) -> str:
-    return getattr(item, "date", "") or ""
