@@ -115,7 +115,7 @@ def test_hits_carry_provenance_and_links(reader):
     assert record.type == "decision" and record.source == "pr" and record.commit == sha(1)
     assert record.url == "https://example.com/pull/42" and record.author == "Grace Hopper"
     unit = search(reader, "stream large downloads iter_content", k=1, links=Links()).hits[0]
-    assert unit.url == f"https://example.com/c/{sha(1)}" and unit.extra["pr"] == 101
+    assert unit.url == "https://example.com/pull/101"  # a unit links to its PR when it has one
     assert unit.files == ("requests/models.py",) and unit.symbols == ("Response.iter_content",)
     assert search(reader, "stream large downloads").hits[0].url is None  # no links: no url
 
