@@ -238,10 +238,9 @@ def stats(conn, meta: dict, size_bytes: int) -> dict:
         "events": one("SELECT COUNT(*) FROM events WHERE tail = symbol"),
         "symbols": one("SELECT COUNT(DISTINCT path || '::' || symbol) FROM events"),
         "index_bytes": size_bytes,
-        "last_commit": meta.get("last_sha") or meta.get("last_commit"),
+        "last_commit": meta.get("last_sha"),
         "shallow": bool(meta.get("shallow", False)),
-        "skipped_files": meta.get("skipped_files")
-        or (meta.get("anchor_stats") or {}).get("skipped", {}),
+        "skipped_files": (meta.get("anchor_stats") or {}).get("files_skipped", {}),
         "schema_version": meta.get("schema_version"),
         "pipeline_version": meta.get("pipeline_version"),
         "updated": meta.get("updated"),

@@ -1,9 +1,8 @@
 """IndexReader: a read-only snapshot of one generation (Whoosh searcher + sqlite sidecar).
 
 A reader sees the index as it was when opened. Whoosh-Reloaded 2.7.5's ``Searcher.refresh()``
-returns stale documents after updates and deletes (shared/WHOOSH.md §7), so ``refresh()`` here
-opens a new searcher (3 ms with ``supports_mmap=False``), and follows CURRENT to a rebuilt
-generation.
+returns stale documents after updates and deletes, so ``refresh()`` here opens a new searcher
+(3 ms with ``supports_mmap=False``), and follows CURRENT to a rebuilt generation.
 
 Text search ranks with ``ranking.DirectScorer`` (the same BM25F top N as Whoosh's own search,
 read from the posting blocks, 3-6x less CPU at 100k units); Whoosh's matcher is the fallback

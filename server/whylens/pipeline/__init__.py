@@ -133,7 +133,7 @@ def run_index(
             # wrote take part again, with the events stored for them.
             _write_records(writer, walked, events, previous, prior_meta.get("github_export"),
                            summary)
-            summary.files_skipped.update(anchoring.stats.get("skipped", {}))
+            summary.files_skipped.update(anchoring.stats.get("files_skipped", {}))
             report("commit", 0, 1)
             writer.set_meta(last_sha=head, complete_head=head, indexed_at=_now(),
                             anchor_stats=_jsonable(dict(anchoring.stats)))

@@ -67,7 +67,6 @@ class Anchorer:
             "files_skipped": {},  # reason → file changes skipped
             "events": 0,
         }
-        self.stats["skipped"] = self.stats["files_skipped"]  # the name architecture.md uses
 
     def events(self, commit: Commit) -> list[SymbolEvent]:
         """The substantive symbol changes of ``commit`` (none for merges or skipped files)."""
