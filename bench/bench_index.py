@@ -8,7 +8,8 @@ Prints, from the same run: the floors `git log --name-status -M` and `git log -p
 worker and git), commits/s, ratio to the `git log -p` floor, peak RSS of the indexer's
 process tree (summed over the processes alive at the same moment, git included, sampled every
 20 ms), and the CPU split between the indexer, the anchor worker and git (the larger of the
-first two bounds the wall time on idle cores). Modes: ``worker`` (the default decision: an anchor worker process for big runs),
+first two bounds the wall time on idle cores). Modes: ``worker`` (the default decision: an anchor
+worker process for big runs),
 ``inprocess`` (forced single process, via WHYLENS_ANCHOR_WORKER_MIN_COMMITS), ``both``
 (interleaved, so both see the same machine load). Then the units per 1,000 commits, records,
 symbol events, an incremental run after no change, the index size, and the load average

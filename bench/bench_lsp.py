@@ -264,7 +264,7 @@ async def drive(root: Path, index_dir: Path, rng: random.Random, watcher: bool) 
     lines = text.splitlines()
     client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
         uri=big_uri, language_id="python", version=1, text=text)))
-    targets = [(i, lines[i].index("handler_")) for i, l in enumerate(lines) if l.startswith("def ")]
+    targets = [(i, lines[i].index("handler_")) for i, text in enumerate(lines) if text.startswith("def ")]
     outside = root.parent / "outside.py"
     outside.write_text("def f():\n    pass\n")
 
@@ -327,7 +327,7 @@ async def drive(root: Path, index_dir: Path, rng: random.Random, watcher: bool) 
 
     # a new commit → the hover shows it
     name = "handler_007"
-    line = next(i for i, l in enumerate(lines) if l.startswith(f"def {name}("))
+    line = next(i for i, text in enumerate(lines) if text.startswith(f"def {name}("))
     subject = "Make handler_007 reject negative values (#9999)"
     (root / BIG).write_text(text.replace(f"def {name}(value):\n",
                                          f"def {name}(value):\n    assert value >= 0\n"))

@@ -183,7 +183,8 @@ def main() -> None:
             meta = commits[sha]
             if meta["ts"] < since or not meta["parents"] or REVERT.match(meta["subject"]):
                 continue  # a fix is an ordinary change too; only reverts are left out
-            inner = {s for s, at in review_at.items() if at == meta["parents"][0]} if len(meta["parents"]) == 2 else {sha}
+            inner = ({s for s, at in review_at.items() if at == meta["parents"][0]}
+                     if len(meta["parents"]) == 2 else {sha})
             if inner & case_shas or not any(events.get(s) for s in inner):
                 continue
             candidates.append(sha)
@@ -197,7 +198,7 @@ def main() -> None:
         index_dir = Path(tmp) / "replay"
         results, dumped, modes = [], [], collections.Counter()
         with open_repository(repo) as git_repo:
-            for what, sha, at, case in jobs:
+            for _what, sha, at, case in jobs:
                 modes[run_index(repo, index_dir, rev=at).mode] += 1
                 if case and is_ancestor(repo, case["later"], at):
                     modes["dropped (leak)"] += 1

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs everything the tests need from the project's own files, then runs every test:
-# Python unit + end-to-end (pytest, real git repos, the real server over stdio), the headless
-# Neovim check, the client's node:test suite, the .vsix build check, and the real-VS-Code test.
+# Installs everything the tests need from the project's own files, then runs every check: the
+# type checker and linter (a broken typed contract fails here), Python unit + end-to-end (pytest,
+# real git repos, the real server over stdio), the headless Neovim check, the client's node:test
+# suite, the .vsix build check, and the real-VS-Code test.
 # Usage: bash tests/run.sh            (from the repository root; root or sudo for apt packages)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +24,10 @@ fi
 
 step "python: install whylens with its test dependencies"
 python3 -m pip install -q --disable-pip-version-check -e ".[test]"
+
+step "python: type check (mypy, configured in pyproject.toml) and lint (ruff)"
+python3 -m mypy
+python3 -m ruff check server tests bench
 
 step "python: unit and end-to-end tests"
 python3 -m pytest -q -p no:cacheprovider

@@ -137,11 +137,13 @@ def _make_converter() -> cattrs.Converter:
     conv.register_structure_hook_func(lambda t: t == tuple[str, ...], string_list)
 
     def structure_factory(cls):
-        renames = {a.name: override(rename=to_camel(a.name)) for a in attrs.fields(cls)}
+        renames: dict[str, Any] = {a.name: override(rename=to_camel(a.name))
+                                   for a in attrs.fields(cls)}
         return make_dict_structure_fn(cls, conv, **renames)
 
     def unstructure_factory(cls):
-        renames = {a.name: override(rename=to_camel(a.name)) for a in attrs.fields(cls)}
+        renames: dict[str, Any] = {a.name: override(rename=to_camel(a.name))
+                                   for a in attrs.fields(cls)}
         return make_dict_unstructure_fn(cls, conv, **renames)
 
     conv.register_structure_hook_factory(attrs.has, structure_factory)
@@ -184,6 +186,7 @@ def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
         try:
             if not isinstance(raw[key], dict):
                 raise TypeError(f"expected an object, got {type(raw[key]).__name__}")
+            assert field.type is not None  # resolved at import (attrs.resolve_types above)
             values[field.name] = CONVERTER.structure(raw[key], field.type)
         except Exception as exc:  # any bad value: this group keeps its defaults
             problems.append(f"whylens.{key}: {describe_error(exc)} (using the defaults)")

@@ -9,7 +9,8 @@ No behaviour here that needs git, tree-sitter, Whoosh or pygls. Conventions used
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import NamedTuple
 
 UNIT_TYPES = ("fact", "skill", "pattern")
 RECORD_TYPE = "decision"
@@ -176,9 +177,8 @@ class Hit:
     date: str
     files: tuple[str, ...] = ()
     symbols: tuple[str, ...] = ()
-    source: str = "commit"
-    url: str | None = None
-    extra: dict = field(default_factory=dict, compare=False)  # record fields, pr, ...
+    source: str = "commit"  # a unit's source; a record's kind (issue, pr, commit)
+    url: str | None = None  # by the link rule (retrieval.citations.item_url)
 
 
 @dataclass(frozen=True)
@@ -208,6 +208,15 @@ class HistoryEntry:
     path: str
     symbol: str | None = None
     previous: str | None = None
+
+
+class KnowledgeCounts(NamedTuple):
+    """What the index knows about one symbol of a file (``IndexReader.knowledge_counts``): what a
+    code lens shows."""
+
+    records: int  # decision records anchored to it
+    pitfalls: int  # pattern + fact units anchored to it
+    changes: int  # substantive changes (distinct commits)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import attrs
 import pytest
 
 from whylens import config
@@ -74,3 +75,30 @@ def test_declared_types_accept_the_default(key):
 def test_enums_match_the_server_validators():
     assert PROPERTIES["whylens.trace.server"]["enum"] == list(config.TRACE_LEVELS)
     assert PROPERTIES["whylens.logging.level"]["enum"] == list(config.LOG_LEVELS)
+
+
+def _server_int_ranges() -> dict[str, tuple[int, int]]:
+    """{package.json key: (minimum, maximum)} from the server's ``in_(range(...))`` validators."""
+    ranges = {}
+    for group in attrs.fields(config.Settings):
+        for field in attrs.fields(group.type):
+            options = getattr(field.validator, "options", None)
+            if isinstance(options, range):
+                key = f"whylens.{config.to_camel(group.name)}.{config.to_camel(field.name)}"
+                ranges[key] = (options.start, options.stop - 1)
+    return ranges
+
+
+def test_integer_ranges_are_the_same_on_both_sides_and_enforced():
+    """Widening a range on one side only (package.json lets the user type 100, the server falls
+    back to the default without a word) must fail here."""
+    ranges = _server_int_ranges()
+    integers = {k for k, p in PROPERTIES.items() if p["type"] == "integer"} - CLIENT_ONLY
+    assert set(ranges) == integers, "every integer setting has a range on both sides"
+    for key, (low, high) in ranges.items():
+        prop = PROPERTIES[key]
+        assert (prop.get("minimum"), prop.get("maximum")) == (low, high), key
+        group, name = key.split(".")[1:]
+        for value, ok in ((low, True), (high, True), (low - 1, False), (high + 1, False)):
+            _, problems = config.parse_settings({group: {name: value}})
+            assert (problems == []) is ok, (key, value, problems)

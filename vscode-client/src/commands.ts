@@ -3,6 +3,7 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { ExecuteCommandRequest, LanguageClient } from 'vscode-languageclient/node';
+import { targetFolder } from './folders';
 import { ClientCommands, ExplainErrorParams, ExplainErrorResult, ExplainSymbolArgs, Requests, ServerCommands } from './protocol';
 import { errorText, isLensRationaleArgs, markdownOf, titleOf } from './pure/rationaleText';
 import { findSymbolLine } from './pure/symbolLine';
@@ -20,9 +21,8 @@ export interface CommandDeps {
   log: vscode.LogOutputChannel;
 }
 
-function workspaceFile(relative: string): vscode.Uri | undefined {
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  return folder ? vscode.Uri.file(path.join(folder.uri.fsPath, ...relative.split('/'))) : undefined;
+function folderFile(folder: vscode.WorkspaceFolder, relative: string): vscode.Uri {
+  return vscode.Uri.file(path.join(folder.uri.fsPath, ...relative.split('/')));
 }
 
 export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
@@ -82,9 +82,8 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     return explain(c, [args], word);
   };
 
-  const goToSymbol = async (relPath: string, symbol: string | undefined): Promise<vscode.Uri | undefined> => {
-    const uri = workspaceFile(relPath);
-    if (!uri) return undefined;
+  const goToSymbol = async (folder: vscode.WorkspaceFolder, relPath: string, symbol: string | undefined): Promise<vscode.Uri> => {
+    const uri = folderFile(folder, relPath);
     const document = await vscode.workspace.openTextDocument(uri);
     const line = findSymbolLine(document.getText(), symbol);
     const range = new vscode.Range(line, 0, line, 0);
@@ -93,11 +92,10 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   };
 
   /** Jump to the symbol (the server explains open documents only), then show its story beside it. */
-  const showSymbolRationale = async (relPath: string, symbol: string) => {
+  const showSymbolRationale = async (folder: vscode.WorkspaceFolder, relPath: string, symbol: string) => {
     const c = client();
     if (!c) return;
-    const uri = await goToSymbol(relPath, symbol);
-    if (!uri) return;
+    const uri = await goToSymbol(folder, relPath, symbol);
     const args: ExplainSymbolArgs = { uri: uri.toString(), symbol };
     await explain(c, [args], symbol);
   };
@@ -112,7 +110,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       void vscode.window.showInformationMessage('WhyLens: select an error or stack trace (or copy it) first.');
       return;
     }
-    const params: ExplainErrorParams = { text, uri: vscode.workspace.workspaceFolders?.[0]?.uri.toString() };
+    const folder = await targetFolder('explain the error in');
+    if (!folder && vscode.workspace.workspaceFolders?.length) return; // the user dismissed the picker
+    const params: ExplainErrorParams = { text, uri: folder?.uri.toString() };
     const result = await c.sendRequest<ExplainErrorResult | null>(Requests.explainError, params);
     if (result === null) {
       void vscode.window.showWarningMessage('WhyLens: the index is not ready yet; try again when indexing ends.');
@@ -128,18 +128,21 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
 
   const reindex = async () => {
     const c = client();
-    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.toString();
-    if (c) await c.sendRequest(ExecuteCommandRequest.type, { command: ServerCommands.reindex, arguments: folder ? [folder] : [] });
+    if (!c) return;
+    const folder = await targetFolder('reindex');
+    if (!folder) return;
+    await c.sendRequest(ExecuteCommandRequest.type, { command: ServerCommands.reindex, arguments: [folder.uri.toString()] });
   };
 
   return [
     vscode.commands.registerCommand(ClientCommands.search, guarded('search', async () => {
       const c = client();
-      if (c) {
-        await searchKnowledge(c, {
-          showSymbolRationale: guarded('show rationale', showSymbolRationale),
+      const folder = c && (await targetFolder('search'));
+      if (c && folder) {
+        await searchKnowledge(c, folder, {
+          showSymbolRationale: guarded('show rationale', (p: string, s: string) => showSymbolRationale(folder, p, s)),
           showMarkdown: async (title, markdown) => void (await rationale.show(title, markdown)),
-          goToSymbol: guarded('go to symbol', async (p: string, s: string | undefined) => void (await goToSymbol(p, s))),
+          goToSymbol: guarded('go to symbol', async (p: string, s: string | undefined) => void (await goToSymbol(folder, p, s))),
         }, log);
       }
     })),

@@ -26,8 +26,8 @@ export class ErrorForwarder implements vscode.Disposable {
   }
 
   /**
-   * Send the errors of every visible document again: after a (re)start the server knows none, and
-   * after an index run it can match them against what it has just learnt.
+   * Send the errors of every visible document again: after a (re)start the server knows none.
+   * (After an index run the server re-matches the errors it holds; nothing is resent.)
    */
   resendAll(): void {
     this.sent.reset();

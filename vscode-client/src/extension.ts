@@ -22,7 +22,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(
     log, status, rationale, review, errors,
     serverManager.onDidStart(() => errors.resendAll()),
-    serverManager.onIndexReady(() => errors.resendAll()),
     ...registerCommands({ manager: serverManager, rationale, review, log }),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('whylens.server.interpreter')) void serverManager.interpreterMaybeChanged();

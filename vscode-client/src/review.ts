@@ -5,6 +5,7 @@ import { execFile } from 'child_process';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
+import { targetFolder } from './folders';
 import { PrSuggestionsParams, PrSuggestionsResult, Requests, Suggestion } from './protocol';
 import { baseChoices, githubCommentText, reviewSummary, suggestionsOf, threadAuthor, threadLabel, threadLine } from './pure/reviewItems';
 
@@ -27,11 +28,12 @@ export class ReviewThreads implements vscode.Disposable {
   }
 
   async suggest(client: LanguageClient): Promise<void> {
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    if (!folder) {
+    if (!vscode.workspace.workspaceFolders?.length) {
       void vscode.window.showWarningMessage('WhyLens: open a folder inside a git repository to review its changes.');
       return;
     }
+    const folder = await targetFolder('review');
+    if (!folder) return; // the user dismissed the picker
     const root = (await git(folder.uri.fsPath, ['rev-parse', '--show-toplevel'])).trim() || folder.uri.fsPath;
     const current = (await git(root, ['rev-parse', '--abbrev-ref', 'HEAD'])).trim();
     const refs = await git(root, ['for-each-ref', '--format=%(refname:short)', 'refs/heads', 'refs/remotes']);

@@ -19,10 +19,15 @@ export interface SearchActions {
   goToSymbol(path: string, symbol: string | undefined): Promise<void>;
 }
 
-export async function searchKnowledge(client: LanguageClient, actions: SearchActions, log: vscode.LogOutputChannel): Promise<void> {
+export async function searchKnowledge(
+  client: LanguageClient,
+  folder: vscode.WorkspaceFolder,
+  actions: SearchActions,
+  log: vscode.LogOutputChannel,
+): Promise<void> {
   const settings = readClientSettings(vscode.workspace.getConfiguration('whylens'));
   const pick = vscode.window.createQuickPick<HitItem>();
-  pick.title = 'WhyLens: Search Knowledge';
+  pick.title = `WhyLens: Search Knowledge (${folder.name})`;
   pick.placeholder = resultMessage('', 0, false);
   pick.matchOnDescription = false;
   pick.matchOnDetail = false;
@@ -31,7 +36,7 @@ export async function searchKnowledge(client: LanguageClient, actions: SearchAct
 
   const runQuery = async (query: string) => {
     inflight?.cancel();
-    const params = searchParams(query, settings.searchMaxResults, vscode.workspace.workspaceFolders?.[0]?.uri.toString());
+    const params = searchParams(query, settings.searchMaxResults, folder.uri.toString());
     if (!params) {
       pick.items = [];
       pick.busy = false;

@@ -2,7 +2,7 @@
 // Restarts are serialized (never two at once) and happen only when the interpreter changes.
 import * as os from 'os';
 import * as vscode from 'vscode';
-import { CodeLensRequest, Executable, LanguageClient, LanguageClientOptions, State, Trace } from 'vscode-languageclient/node';
+import { Executable, LanguageClient, LanguageClientOptions, State, Trace } from 'vscode-languageclient/node';
 import { ClientCommands, IndexStatusParams, Notifications, ServerCommands } from './protocol';
 import { Candidate, ProbeResult, interpreterCandidates, serverCommand } from './pure/interpreter';
 import { rewriteLensCommand } from './pure/rationaleText';
@@ -40,9 +40,6 @@ export class ServerManager implements vscode.Disposable {
   private readonly started = new vscode.EventEmitter<LanguageClient>();
   /** Fires after each successful start (the new server knows nothing the old one was told). */
   readonly onDidStart = this.started.event;
-  private readonly indexReady = new vscode.EventEmitter<void>();
-  /** Fires when an index run ends (answers may have changed for what is already on screen). */
-  readonly onIndexReady = this.indexReady.event;
   private readonly indexStates = new Map<string, string>();
   private readonly subscriptions: vscode.Disposable[] = [];
 
@@ -181,7 +178,7 @@ export class ServerManager implements vscode.Disposable {
       },
     };
     const client = new LanguageClient('whylens', 'WhyLens', serverOptions, clientOptions);
-    client.onNotification(Notifications.indexStatus, (params: IndexStatusParams) => this.onIndexStatus(client, params));
+    client.onNotification(Notifications.indexStatus, (params: IndexStatusParams) => this.onIndexStatus(params));
     client.onDidChangeState((e) => {
       if (e.newState === State.Stopped && this.client === client) this.status.clientState('stopped');
     });
@@ -196,23 +193,13 @@ export class ServerManager implements vscode.Disposable {
     await client.setTrace(trace).catch(() => undefined);
   }
 
-  private onIndexStatus(client: LanguageClient, params: IndexStatusParams): void {
+  /**
+   * Show the index state. After an index run the server itself refreshes the code lenses
+   * (`workspace/codeLens/refresh`) and re-matches the errors it was sent; nothing to do here.
+   */
+  private onIndexStatus(params: IndexStatusParams): void {
     this.status.indexStatus(params);
-    const folder = params.folder ?? '';
-    const previous = this.indexStates.get(folder);
-    this.indexStates.set(folder, params.state);
-    if (params.state === 'idle' && previous !== 'idle' && client === this.client) {
-      this.refreshCodeLenses(client);
-      this.indexReady.fire();
-    }
-  }
-
-  /** Ask VS Code for the visible documents' lenses again (as `workspace/codeLens/refresh` would). */
-  private refreshCodeLenses(client: LanguageClient): void {
-    const feature = client.getFeature(CodeLensRequest.method);
-    for (const editor of vscode.window.visibleTextEditors) {
-      feature.getProvider(editor.document)?.onDidChangeCodeLensEmitter.fire();
-    }
+    this.indexStates.set(params.folder ?? '', params.state);
   }
 
   private async stopClient(): Promise<void> {
@@ -230,7 +217,6 @@ export class ServerManager implements vscode.Disposable {
 
   async dispose(): Promise<void> {
     this.started.dispose();
-    this.indexReady.dispose();
     for (const s of this.subscriptions) s.dispose();
     await this.stopClient();
   }

@@ -26,13 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"whylens {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(f"whylens.cli.{name}")
-        except ModuleNotFoundError as exc:  # a command group not built yet
-            if exc.name != f"whylens.cli.{name}":
-                raise
-            continue
-        module.register(subparsers)
+        importlib.import_module(f"whylens.cli.{name}").register(subparsers)
     return parser
 
 

@@ -2,49 +2,45 @@
 
 from __future__ import annotations
 
+import argparse
 import contextlib
-import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from whylens.errors import IndexMissingError, NotARepositoryError
-from whylens.index.location import default_index_dir
+from whylens.errors import IndexMissingError
+from whylens.history.links import WebLinks
 from whylens.index.store import IndexStore
+from whylens.locate import RepoLocation, locate
 from whylens.retrieval.citations import web_links_from_meta
 
+if TYPE_CHECKING:
+    from whylens.index.reader import IndexReader
 
-def add_repo_args(parser) -> None:
+
+def add_repo_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repo", default=".", help="the repository (work tree, any folder in it, "
                         "or a bare repository; default: the current folder)")
     parser.add_argument("--index-dir", help="where the index lives (default: the user cache folder)")
 
 
-def find_repo_root(path: str | os.PathLike) -> Path:
-    """The work tree root (or the git dir of a bare repository) without starting git.
-
-    Reading commands use this so they don't pay for importing GitPython; it must agree with
-    ``history.repo.Repository.root`` so both find the same default index folder.
-    """
-    start = Path(path).resolve()
-    if not start.exists():
-        raise NotARepositoryError(str(path))
-    for folder in (start, *start.parents):
-        if (folder / ".git").exists():
-            return folder
-        if (folder / "HEAD").is_file() and (folder / "objects").is_dir() and (folder / "refs").is_dir():
-            return folder  # a bare repository (or the .git folder itself)
-    raise NotARepositoryError(str(path))
+def location(args: argparse.Namespace) -> RepoLocation:
+    """The repository of ``--repo`` and the index folder (``--index-dir`` or its default)."""
+    return locate(args.repo, getattr(args, "index_dir", None))
 
 
-def index_store(args) -> IndexStore:
-    if getattr(args, "index_dir", None):
-        return IndexStore(Path(args.index_dir))
-    return IndexStore(default_index_dir(find_repo_root(args.repo)))
+def index_store(args: argparse.Namespace) -> IndexStore:
+    """The index of ``args``: ``--index-dir`` as given (no git needed), else the repository's."""
+    explicit = getattr(args, "index_dir", None)
+    return IndexStore(Path(explicit) if explicit else location(args).index_dir)
 
 
 @contextlib.contextmanager
-def open_reader(args):
-    """A read-only reader over the index of ``args``; a clear error when there is none."""
-    store = index_store(args)
+def open_reader(args: argparse.Namespace, where: RepoLocation | None = None
+                ) -> Iterator[IndexReader]:
+    """A read-only reader over the index of ``args`` (of ``where`` when the caller has located
+    the repository already); a clear error when there is none."""
+    store = IndexStore(where.index_dir) if where is not None else index_store(args)
     if not store.exists():
         raise IndexMissingError(str(store.path))
     reader = store.reader()
@@ -54,6 +50,6 @@ def open_reader(args):
         reader.close()
 
 
-def web_links(reader):
+def web_links(reader: IndexReader) -> WebLinks | None:
     """Commit / PR / issue URL builder from what the index recorded about the remote, or None."""
     return web_links_from_meta(reader.meta)

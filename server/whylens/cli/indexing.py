@@ -10,6 +10,7 @@ import time
 from whylens.errors import InvalidInputError
 from whylens.cli.common import add_repo_args, open_reader, web_links
 from whylens.models import ALL_TYPES
+from whylens.progress import IndexEvent
 
 
 def register(subparsers) -> None:
@@ -62,8 +63,7 @@ class _Progress:
         if self.style == "none":
             return
         if self.style == "json":
-            print(json.dumps({"event": "progress", "phase": phase, "done": done, "total": total}),
-                  flush=True)
+            print(IndexEvent(phase, done, total).to_json(), flush=True)
             return
         now = time.monotonic()
         final = phase in ("commit", "done")
@@ -87,11 +87,10 @@ def cmd_index(args) -> int:
 
     progress = _Progress(args.progress)
     summary = run_index(args.repo, args.index_dir, rev=args.rev, progress=progress)
-    data = summary.as_dict()
     if args.progress == "json":
-        print(json.dumps({"event": "done", **data}), flush=True)
+        print(summary.to_json(), flush=True)
     elif args.json:
-        print(json.dumps(data, indent=2))
+        print(json.dumps(summary.as_dict(), indent=2))
     else:
         filtered = sum(summary.filtered.values())
         print(f"{summary.mode}: {summary.commits_indexed} commits indexed "
@@ -123,9 +122,9 @@ def cmd_search(args) -> int:
         raise InvalidInputError("the query is empty")
     types = _types(args.types)
     with open_reader(args) as reader:
-        result = search(reader, args.query, k=args.k, types=types, path=args.path,
-                        author=args.author, since=args.since, until=args.until)
-        data = to_json(result, web_links(reader))
+        result = search(reader, args.query, k=args.k, types=types, links=web_links(reader),
+                        path=args.path, author=args.author, since=args.since, until=args.until)
+        data = to_json(result)
     if args.json:
         print(json.dumps(data, ensure_ascii=False))
         return 0

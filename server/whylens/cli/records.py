@@ -9,15 +9,23 @@
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from whylens.cli.common import add_repo_args, find_repo_root, index_store, open_reader, web_links
+from whylens.cli.common import add_repo_args, index_store, location, open_reader, web_links
 from whylens.errors import IndexMissingError, InvalidInputError
+from whylens.history.links import WebLinks
+from whylens.index.store import IndexStore
 from whylens.records.outcome import outcome_status
+from whylens.retrieval.citations import item_url
 from whylens.retrieval.evidence import revert_check
+
+if TYPE_CHECKING:
+    from whylens.index.reader import IndexReader
 
 EXPORT_DIR = "github-export"  # fetch-github's default destination, inside the index folder
 
@@ -64,13 +72,12 @@ def register(subparsers) -> None:
 
 # -- reading ---------------------------------------------------------------------------------
 
-def record_json(record, outcome: str, links) -> dict:
+def record_json(record, outcome: str, links: WebLinks | None) -> dict:
     data = dataclasses.asdict(record)
     data["outcome_status"] = outcome
     data["anchors_count"] = len(record.anchors)
+    data["url"] = item_url(record, links)
     if links is not None:
-        if not data.get("url") and record.number is not None and record.kind in ("issue", "pr"):
-            data["url"] = links.issue(record.number) if record.kind == "issue" else links.pr(record.number)
         data["commit_urls"] = [links.commit(sha) for sha in record.fixing_commits]
         if record.partner is not None:
             data["partner_url"] = links.pr(record.partner)
@@ -139,7 +146,7 @@ def cmd_list(args) -> int:
     return 0
 
 
-def _summary(record, outcome, links) -> dict:
+def _summary(record, outcome, links: WebLinks | None) -> dict:
     data = record_json(record, outcome, links)
     keep = ("id", "kind", "number", "title", "partner", "outcome_status", "fix_edge_source",
             "thread_shape", "anchors_count", "distilled_by", "label", "date", "url", "anchors",
@@ -188,7 +195,7 @@ def import_export(args, folder: Path) -> dict:
             "removed": len(removed), "index_dir": str(store.path)}
 
 
-def _events_for(reader, repo, records, by_sha) -> dict:
+def _events_for(reader: IndexReader, repo, records, by_sha) -> dict:
     """Symbol events of the fixing commits of ``records``: from the index when it holds the
     commit, else by anchoring just those commits."""
     shas = sorted({sha for r in records for sha in r.fixing_commits if sha in by_sha})
@@ -225,7 +232,7 @@ def cmd_fetch(args) -> int:
             raise InvalidInputError("the origin remote is not on github.com; pass --slug OWNER/NAME")
         slug = links.base[len("https://github.com/"):]
     dest = Path(args.dest) if args.dest else index_store(args).path / EXPORT_DIR
-    _refuse_inside_repo(dest, args.repo)
+    _refuse_inside_repo(dest, args)
 
     def progress(name, count):
         print(f"{name}: {count} items", file=sys.stderr, flush=True)
@@ -238,8 +245,8 @@ def cmd_fetch(args) -> int:
     return cmd_import(args)
 
 
-def _refuse_inside_repo(dest: Path, repo_path: str) -> None:
-    root = find_repo_root(repo_path)
+def _refuse_inside_repo(dest: Path, args: argparse.Namespace) -> None:
+    root = location(args).root
     target = dest.resolve()
     if target == root or root in target.parents:
         raise InvalidInputError(f"{dest} is inside the repository; WhyLens never writes there. "
@@ -257,15 +264,15 @@ def cmd_drain(args) -> int:
 
     if args.limit < 0:
         raise InvalidInputError("--limit must be 0 or more")
-    store = index_store(args)
-    root = find_repo_root(args.repo)
+    where = location(args)
+    store, root = IndexStore(where.index_dir), where.root
     settings = load_settings(store.path, root)
     if settings is None:
         raise InvalidInputError(
             f"the model pass is off: add an [llm.distill] section (endpoint, model, timeout) to "
             f"{store.path / SETTINGS_FILE} or {root / SETTINGS_FILE}"
         )
-    with open_reader(args) as reader:
+    with open_reader(args, where) as reader:
         rules = {r.id: r for r in reader.iter_records() if r.distilled_by == "rules"}
     finished = []
     with DistillQueue(store.path, settings.model) as queue:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from whylens.cli.common import add_repo_args, open_reader
 from whylens.errors import InvalidInputError
+from whylens.symbols.skip import MAX_SOURCE_BYTES
 
 FORMATS = ("markdown", "json", "github", "sarif")
-MAX_HEAD_BYTES = 1_000_000
 
 
 def register(subparsers) -> None:
@@ -30,7 +30,7 @@ def working_tree_reader(root: Path):
     def read(path: str) -> str | None:
         target = root / path
         try:
-            if not target.is_file() or target.stat().st_size > MAX_HEAD_BYTES:
+            if not target.is_file() or target.stat().st_size > MAX_SOURCE_BYTES:
                 return None
             return target.read_bytes().decode("utf-8", "replace")
         except OSError:
@@ -41,7 +41,7 @@ def working_tree_reader(root: Path):
 def revision_reader(repo, rev: str):
     def read(path: str) -> str | None:
         data = repo.read_file(rev, path)
-        if data is None or len(data) > MAX_HEAD_BYTES:
+        if data is None or len(data) > MAX_SOURCE_BYTES:
             return None
         return data.decode("utf-8", "replace")
     return read

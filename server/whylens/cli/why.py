@@ -6,9 +6,14 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from whylens.cli.common import add_repo_args, find_repo_root, open_reader, web_links
+from whylens.cli.common import add_repo_args, location, open_reader, web_links
 from whylens.errors import InvalidInputError, WhyLensError
+from whylens.models import RECORD_TYPE, Unit
+
+if TYPE_CHECKING:
+    from whylens.index.reader import IndexReader
 
 MAX_STDIN_BYTES = 2_000_000
 
@@ -55,7 +60,7 @@ def resolve_path(path: str, root: Path) -> str:
     return path
 
 
-def links_for(reader, root: Path):
+def links_for(reader: IndexReader, root: Path):
     """Web links from the index meta, else from the repository's origin remote (or None)."""
     links = web_links(reader)
     if links is not None or "web_base" in reader.meta:
@@ -74,11 +79,12 @@ def cmd_why(args) -> int:
     from whylens.render.cards import rationale, story_json
     from whylens.retrieval.why import why
 
-    root = find_repo_root(args.repo)
     path, line = split_target(args.target)
     if line is not None and args.symbol:
         raise InvalidInputError("give either PATH:LINE or --symbol NAME, not both")
-    with open_reader(args) as reader:
+    where = location(args)
+    root = where.root
+    with open_reader(args, where) as reader:
         story = why(reader, resolve_path(path, root), line=line, symbol=args.symbol,
                     repo_root=root)
         links = links_for(reader, root)
@@ -106,17 +112,18 @@ def cmd_explain_error(args) -> int:
     text = read_stdin()
     if not text.strip():
         raise InvalidInputError("no error text on stdin; pipe a stack trace or error message in")
-    root = find_repo_root(args.repo)
-    with open_reader(args) as reader:
+    where = location(args)
+    root = where.root
+    with open_reader(args, where) as reader:
         pitfalls = explain_error(reader, text)
         links = links_for(reader, root)
     if args.json:
         out = [{
             "message": pitfall_message(p, links), "url": pitfall_link(p, links),
             "score": p.score, "reason": p.reason, "id": p.item.id,
-            "type": getattr(p.item, "type", "decision"),
-            "commit": getattr(p.item, "commit", None) or (
-                p.item.fixing_commits[0] if getattr(p.item, "fixing_commits", None) else None),
+            "type": p.item.type if isinstance(p.item, Unit) else RECORD_TYPE,
+            "commit": p.item.commit if isinstance(p.item, Unit) else (
+                p.item.fixing_commits[0] if p.item.fixing_commits else None),
             "fix": p.fix.id if p.fix else None,
         } for p in pitfalls]
         print(json.dumps({"pitfalls": out}, ensure_ascii=False, indent=2))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+from typing import TypeGuard
 
 from whylens.history.repo import GitCommandError, GitProcess, Repository
 
@@ -77,5 +78,5 @@ class BlobReader:
         return header
 
 
-def _valid(sha: str | None) -> bool:
-    return bool(sha) and "\n" not in sha and "\r" not in sha and not sha.startswith("-")
+def _valid(sha: str | None) -> TypeGuard[str]:
+    return sha is not None and sha != "" and "\n" not in sha and "\r" not in sha and not sha.startswith("-")

@@ -53,7 +53,7 @@ def _unique(numbers) -> list[int]:
 
 def closing_refs(text: str) -> list[int]:
     """Issues a message closes: ``fixes #1``, ``closes owner/repo#2``, ``resolves <issue URL>``."""
-    found = []
+    found: list[int] = []
     for m in _CLOSING.finditer(text):
         found.extend(int(n) for n in _REF_NUMBER.findall(m.group(1)))
     return _unique(found)

@@ -1,20 +1,23 @@
 """Open a git repository read-only and answer small questions about it.
 
 Every git process of WhyLens starts here (``walk``, ``blobs`` and ``diff`` go through
-``Repository``). Nothing is written into the repository: processes get ``GIT_OPTIONAL_LOCKS=0``,
-work-tree diffs use plumbing (porcelain ``git diff`` rewrites .git/index when stat data is stale,
-whatever that variable says), and ``git()`` accepts read-only subcommands only.
+``Repository``), except the locator's ``git rev-parse`` (``whylens.locate``), which finds it.
+Nothing is written into the repository: processes get ``GIT_OPTIONAL_LOCKS=0``, work-tree diffs
+use plumbing (porcelain ``git diff`` rewrites .git/index when stat data is stale, whatever that
+variable says), and ``git()`` accepts read-only subcommands only.
 """
 
 from __future__ import annotations
 
 import functools
+import io
 import os
 import re
 import shutil
 import subprocess
 import threading
 from pathlib import Path, PurePosixPath
+from typing import cast
 
 # GitPython checks for a git executable at import time and raises ImportError when there is none;
 # "quiet" defers that to the first command, where it becomes GitMissingError.
@@ -30,6 +33,7 @@ from whylens.errors import (  # noqa: E402
     NotARepositoryError,
     UnknownRevisionError,
 )
+from whylens.locate import RepoLocation, locate  # noqa: E402
 
 IGNORE_REVS_FILE = ".git-blame-ignore-revs"
 Attributes = dict[str, str | bool | None]  # set → True, -unset → False, !unspecified → None
@@ -104,8 +108,9 @@ class GitProcess:
         stream = self.proc.stderr
         if stream is None:
             return
+        reader = cast(io.BufferedReader, stream)  # a binary pipe (Popen without text=)
         try:
-            for block in iter(lambda: stream.read1(1 << 16), b""):
+            for block in iter(lambda: reader.read1(1 << 16), b""):
                 self._errors += block
                 del self._errors[:-(1 << 16)]
         except (OSError, ValueError):
@@ -146,13 +151,12 @@ class GitProcess:
 class Repository:
     """A read-only view of one repository (work tree, folder inside one, or bare)."""
 
-    def __init__(self, handle: git.Repo) -> None:
+    def __init__(self, handle: git.Repo, where: RepoLocation) -> None:
         self._repo = handle
-        self.git_dir = Path(handle.git_dir).resolve()
-        self.is_bare = bool(handle.bare)
-        tree = None if self.is_bare else Path(handle.working_tree_dir).resolve()
-        self.root = tree if tree is not None else self.git_dir
-        self._env = _git_environment(self.git_dir, tree)
+        self.git_dir = where.git_dir
+        self.is_bare = where.is_bare
+        self.root = where.root  # the locator's answer, so the default index folder agrees
+        self._env = _git_environment(self.git_dir, None if self.is_bare else self.root)
         self._common_dir = Path(handle.common_dir).resolve()
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -351,17 +355,17 @@ def parse_gitattributes(text: str, base: str = "") -> list[tuple[str, Attributes
     return result
 
 
-def open_repository(path: str | os.PathLike = ".") -> Repository:
-    """Open the repository at or above ``path`` (work tree, sub-folder or bare), read-only."""
+def open_repository(path: str | os.PathLike[str] | RepoLocation = ".") -> Repository:
+    """Open the repository at or above ``path`` (work tree, sub-folder, file or bare), read-only.
+
+    ``locate`` finds it (the same answer the CLI and the server get; pass its ``RepoLocation``
+    when you already have one); GitPython only runs git.
+    """
+    where = path if isinstance(path, RepoLocation) else locate(path)
     if shutil.which(git.Git.GIT_PYTHON_GIT_EXECUTABLE or "git") is None:
         raise GitMissingError()
-    target = Path(path).expanduser()
-    if not target.exists():
-        raise NotARepositoryError(str(target))
-    if target.is_file():  # a file inside the work tree: its folder
-        target = target.parent
     try:
-        handle = git.Repo(str(target), search_parent_directories=True)
+        handle = git.Repo(str(where.git_dir if where.is_bare else where.root))
     except (InvalidGitRepositoryError, NoSuchPathError) as exc:
-        raise NotARepositoryError(str(target)) from exc
-    return Repository(handle)
+        raise NotARepositoryError(str(path)) from exc
+    return Repository(handle, where)

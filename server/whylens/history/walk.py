@@ -9,8 +9,9 @@ large chunks and split with ``bytes.find``; nothing is parsed per patch line in 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import replace
+from typing import NamedTuple
 
 from whylens.history import filters
 from whylens.history.repo import GitCommandError, Repository
@@ -62,13 +63,33 @@ def log_arguments(hunks: bool = True, git_version: tuple[int, ...] = (2, 31)) ->
     ]
 
 
+class RawEntry(NamedTuple):
+    """One ``--raw -z`` entry of a commit, before its patch section is matched to it."""
+
+    status: str  # git's letter: A M D R C T
+    path: str  # after the change (decoded, invalid UTF-8 replaced)
+    old_path: str | None  # before a rename or copy
+    old_blob: str | None  # None when added
+    new_blob: str | None  # None when deleted
+    raw_old: bytes  # the paths as git printed them, to find the ``diff --git`` header
+    raw_new: bytes
+    same_mode: bool  # old mode == new mode
+
+
+class PatchInfo(NamedTuple):
+    """What the ``-p -U0`` section of one entry says: its hunks, and whether it is binary."""
+
+    hunks: list[Hunk]
+    binary: bool
+
+
 def walk(
     repo: Repository,
     rev: str = "HEAD",
     exclude: Iterable[str] = (),
     hunks: bool = True,
     ignore_revs: Iterable[str] | None = None,
-) -> Iterator[Commit]:
+) -> Generator[Commit, None, None]:
     """Commits reachable from ``rev`` and not from any of ``exclude``, newest first.
 
     ``skip_reason`` and ``pr`` are filled in; ``ignore_revs`` defaults to the repository's
@@ -177,8 +198,7 @@ def parse_changes(record: bytes, pos: int, hunks: bool,
     pos = record.find(b":", pos)  # first raw entry, after the "\0\n" that ends the header
     if pos < 0:
         return ()
-    # [status, path, old_path, old_blob, new_blob, raw_old, raw_new, same_mode]
-    entries: list[list] = []
+    entries: list[RawEntry] = []
     size = len(record)
     while pos < size and record[pos] == 0x3A:  # ":"
         meta_end = record.index(b"\0", pos)
@@ -194,27 +214,29 @@ def parse_changes(record: bytes, pos: int, hunks: bool,
             pos = second_end + 1
         old_blob, new_blob = meta[2].decode(), meta[3].decode()
         raw_old, raw_new = (first, second) if second is not None else (first, first)
-        entries.append([
+        entries.append(RawEntry(
             status, raw_new.decode("utf-8", "replace"),
             raw_old.decode("utf-8", "replace") if second is not None else None,
             None if old_blob == _NULL_SHA or status == "A" else old_blob,
             None if new_blob == _NULL_SHA or status == "D" else new_blob,
             raw_old, raw_new, meta[0] == meta[1],
-        ])
-    patches: list[tuple[list[Hunk], bool] | None] = [None] * len(entries)
+        ))
+    patches: list[PatchInfo | None] = [None] * len(entries)
     if hunks and entries:
         _read_patch(record, pos, entries, patches)
     return tuple(
-        FileChange(path=e[1], status=e[0], old_path=e[2], old_blob=e[3], new_blob=e[4],
-                   hunks=tuple(p[0]) if p else (), binary=p[1] if p else False)
+        FileChange(path=e.path, status=e.status, old_path=e.old_path, old_blob=e.old_blob,
+                   new_blob=e.new_blob, hunks=tuple(p.hunks) if p else (),
+                   binary=p.binary if p else False)
         for e, p in zip(entries, patches)
-        if not (drop_stat_only and p is None and e[0] == "M" and e[7])
+        if not (drop_stat_only and p is None and e.status == "M" and e.same_mode)
     )
 
 
-def _read_patch(record: bytes, pos: int, entries: list[list], patches: list) -> None:
+def _read_patch(record: bytes, pos: int, entries: list[RawEntry],
+                patches: list[PatchInfo | None]) -> None:
     """Attach hunk ranges and the binary flag of each ``diff --git`` section to its entry."""
-    headers = [b"diff --git " + _quote(b"a/" + e[5]) + b" " + _quote(b"b/" + e[6])
+    headers = [b"diff --git " + _quote(b"a/" + e.raw_old) + b" " + _quote(b"b/" + e.raw_new)
                for e in entries]
     starts = []
     at = record.find(b"diff --git ", pos)
@@ -233,7 +255,7 @@ def _read_patch(record: bytes, pos: int, entries: list[list], patches: list) -> 
         expected = index + 1
         first_hunk = record.find(b"\n@@ ", begin, finish)
         head_end = first_hunk if first_hunk >= 0 else finish
-        found, binary = patches[index] or ([], False)
+        found, binary = patches[index] or PatchInfo([], False)
         if record.find(b"\nBinary files ", begin, head_end) >= 0:
             binary = True
         if first_hunk >= 0:
@@ -243,7 +265,7 @@ def _read_patch(record: bytes, pos: int, entries: list[list], patches: list) -> 
                 if hunk is None:
                     hunk = _HUNK_CACHE[key] = _make_hunk(*m.groups())
                 found.append(hunk)
-        patches[index] = (found, binary)
+        patches[index] = PatchInfo(found, binary)
     if len(_HUNK_CACHE) > _HUNK_CACHE_SIZE:
         _HUNK_CACHE.clear()
 

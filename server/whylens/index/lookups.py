@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from whylens.index.analysis import clean_text, normalise_path
 from whylens.index.codec import load_record, load_unit
 from whylens.index.sidecar import PITFALL_LINKS, PITFALL_TYPES, has_pitfall_links
-from whylens.models import CommitInfo, HistoryEntry, Record, SymbolEvent, Unit
+from whylens.models import CommitInfo, HistoryEntry, KnowledgeCounts, Record, SymbolEvent, Unit
 
 # File history leaves out commits that carry no intent for a reader of the file.
 FILE_HISTORY_SKIPS = ("ignored", "trivial", "merge")
@@ -124,8 +124,8 @@ def file_history(conn, path: str) -> list[HistoryEntry]:
     return [_entry(row, "file") for row in conn.execute(sql, aliases + list(FILE_HISTORY_SKIPS))]
 
 
-def knowledge_counts(conn, path: str) -> dict[str, tuple[int, int, int]]:
-    """{qualified symbol: (records, pitfalls (pattern + fact units), substantive changes)}.
+def knowledge_counts(conn: sqlite3.Connection, path: str) -> dict[str, KnowledgeCounts]:
+    """{qualified symbol: its counts}, sorted by symbol.
 
     Pitfalls come from the ``pitfall_links`` table (one primary-key range per file name); an
     index written before that table existed is counted by joining the unit tables instead."""
@@ -135,7 +135,7 @@ def knowledge_counts(conn, path: str) -> dict[str, tuple[int, int, int]]:
     return _counts(conn, aliases, _PITFALLS_BY_LINKS, aliases)
 
 
-def knowledge_counts_by_join(conn, path: str) -> dict[str, tuple[int, int, int]]:
+def knowledge_counts_by_join(conn: sqlite3.Connection, path: str) -> dict[str, KnowledgeCounts]:
     """``knowledge_counts`` without the pitfall links (the fallback, and the tests' reference)."""
     aliases = path_aliases(conn, path)
     return _counts(conn, aliases, _PITFALLS_BY_JOIN, list(PITFALL_TYPES) + aliases)
@@ -153,7 +153,8 @@ _PITFALLS_BY_JOIN = (
 )
 
 
-def _counts(conn, aliases: list[str], pitfalls_sql: str, pitfall_args: list[str]):
+def _counts(conn: sqlite3.Connection, aliases: list[str], pitfalls_sql: str,
+            pitfall_args: list[str]) -> dict[str, KnowledgeCounts]:
     """Changes, pitfalls (by ``pitfalls_sql``) and records of each symbol of ``aliases``."""
     paths = _in(aliases)
     counts: dict[str, list[int]] = {}
@@ -168,7 +169,7 @@ def _counts(conn, aliases: list[str], pitfalls_sql: str, pitfall_args: list[str]
     for slot, sql, args in queries:
         for symbol, n in conn.execute(sql, args):
             counts.setdefault(symbol, [0, 0, 0])[slot] = n
-    return {symbol: tuple(values) for symbol, values in sorted(counts.items())}
+    return {symbol: KnowledgeCounts(*values) for symbol, values in sorted(counts.items())}
 
 
 def commit_info(conn, sha: str) -> CommitInfo | None:
@@ -237,10 +238,9 @@ def stats(conn, meta: dict, size_bytes: int) -> dict:
         "events": one("SELECT COUNT(*) FROM events WHERE tail = symbol"),
         "symbols": one("SELECT COUNT(DISTINCT path || '::' || symbol) FROM events"),
         "index_bytes": size_bytes,
-        "last_commit": meta.get("last_sha") or meta.get("last_commit"),
+        "last_commit": meta.get("last_sha"),
         "shallow": bool(meta.get("shallow", False)),
-        "skipped_files": meta.get("skipped_files")
-        or (meta.get("anchor_stats") or {}).get("skipped", {}),
+        "skipped_files": (meta.get("anchor_stats") or {}).get("files_skipped", {}),
         "schema_version": meta.get("schema_version"),
         "pipeline_version": meta.get("pipeline_version"),
         "updated": meta.get("updated"),

@@ -170,17 +170,18 @@ class DirectScorer:
                 for doc, score in table.items():
                     segment[doc] = get(doc, 0.0) + score
             for parts in ands:
-                tables = [per_term[p] for p in parts]
-                common = set(min(tables, key=len))
-                for table in tables:
+                together = [per_term[p] for p in parts]
+                smallest: dict[int, float] = min(together, key=len)
+                common = set(smallest)
+                for table in together:
                     common.intersection_update(table)
-                if len(tables) == 2:  # the usual case (snake_case, CamelCase), unrolled
-                    first, second = tables
+                if len(together) == 2:  # the usual case (snake_case, CamelCase), unrolled
+                    first, second = together
                     for doc in common:
                         segment[doc] = get(doc, 0.0) + (first[doc] + second[doc])
                 else:
                     for doc in common:
-                        segment[doc] = get(doc, 0.0) + sum(t[doc] for t in tables)
+                        segment[doc] = get(doc, 0.0) + sum(t[doc] for t in together)
             for doc, score in segment.items():
                 totals[doc + offset] = score
         if allowed is not None:

@@ -1,9 +1,8 @@
 """IndexReader: a read-only snapshot of one generation (Whoosh searcher + sqlite sidecar).
 
 A reader sees the index as it was when opened. Whoosh-Reloaded 2.7.5's ``Searcher.refresh()``
-returns stale documents after updates and deletes (shared/WHOOSH.md §7), so ``refresh()`` here
-opens a new searcher (3 ms with ``supports_mmap=False``), and follows CURRENT to a rebuilt
-generation.
+returns stale documents after updates and deletes, so ``refresh()`` here opens a new searcher
+(3 ms with ``supports_mmap=False``), and follows CURRENT to a rebuilt generation.
 
 Text search ranks with ``ranking.DirectScorer`` (the same BM25F top N as Whoosh's own search,
 read from the posting blocks, 3-6x less CPU at 100k units); Whoosh's matcher is the fallback
@@ -19,6 +18,7 @@ import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Literal
 
 from whoosh import query as wq
 from whoosh.filedb.filestore import FileStorage
@@ -29,7 +29,7 @@ from whylens.index.analysis import WordGroup, normalise_path, text_terms, word_g
 from whylens.index.codec import record_text, to_timestamp
 from whylens.index.schema import SCHEMA_VERSION, TIMESTAMP_MAX
 from whylens.index.store import WHOOSH_DIR
-from whylens.models import CommitInfo, HistoryEntry, Record, SymbolEvent, Unit
+from whylens.models import CommitInfo, HistoryEntry, KnowledgeCounts, Record, SymbolEvent, Unit
 
 # Per-type boost on BM25F: failure modes first, then fixes, decisions, constraints.
 TYPE_BOOST = {"pattern": 1.2, "skill": 1.1, "decision": 1.1, "fact": 1.0}
@@ -65,7 +65,9 @@ class IndexReader:
     def __init__(self, store, folder: Path) -> None:
         self.store = store
         self.folder = folder
-        self._ix = self._searcher = self._conn = None
+        self._ix: Any = None  # whoosh Index and Searcher: Whoosh has no type information
+        self._searcher: Any = None
+        self._conn: sqlite3.Connection | None = None  # the sidecar, while open
         try:
             self._open()
         except WhyLensError:
@@ -77,7 +79,7 @@ class IndexReader:
 
     def _open(self) -> None:
         self._conn = sidecar.connect_reader(self.folder)
-        self.meta = sidecar.read_meta(self._conn)
+        self.meta: dict[str, Any] = sidecar.read_meta(self._conn)
         if self.meta.get("schema_version") != SCHEMA_VERSION:
             raise IndexCorruptError(
                 str(self.store.path),
@@ -88,7 +90,7 @@ class IndexReader:
         self._searcher = self._ix.searcher()
         # per-snapshot caches (a refresh() starts over): the direct scorer, filter doc sets,
         # stored fields by doc number
-        self._direct: ranking.DirectScorer | bool | None = None
+        self._direct: ranking.DirectScorer | Literal[False] | None = None
         self._filter_cache: dict[str, frozenset[int]] = {}
         self._fields: dict[int, dict] = {}
 
@@ -113,6 +115,12 @@ class IndexReader:
     def __enter__(self) -> IndexReader:
         return self
 
+    @property
+    def _db(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise RuntimeError("the index reader is closed")
+        return self._conn
+
     def __exit__(self, *exc) -> None:
         self.close()
 
@@ -132,7 +140,7 @@ class IndexReader:
             boost = TYPE_BOOST.get(fields.get("type", ""), 1.0)
             ranked.append((score * boost * float(fields.get("weight") or 1.0), fields["id"]))
         ranked.sort(key=lambda pair: (-pair[0], pair[1]))
-        items = lookups.load_items(self._conn, [doc_id for _, doc_id in ranked[: 2 * k]])
+        items = lookups.load_items(self._db, [doc_id for _, doc_id in ranked[: 2 * k]])
         out = [(items[doc_id], score) for score, doc_id in ranked if doc_id in items]
         return out[:k]
 
@@ -186,7 +194,7 @@ class IndexReader:
             types = [types] if isinstance(types, str) else list(types)
             clauses.append(wq.Or([wq.Term("type", t) for t in types]))
         if path:
-            aliases = lookups.path_aliases(self._conn, path)
+            aliases = lookups.path_aliases(self._db, path)
             clauses.append(wq.Or([wq.Term("paths", p) for p in aliases]))
         if author:
             clauses.append(wq.Term("author", " ".join(str(author).lower().split())))
@@ -233,61 +241,61 @@ class IndexReader:
 
     @_guarded
     def unit(self, unit_id: str) -> Unit | None:
-        item = lookups.load_items(self._conn, [unit_id]).get(unit_id)
+        item = lookups.load_items(self._db, [unit_id]).get(unit_id)
         return item if isinstance(item, Unit) else None
 
     @_guarded
     def record(self, record_id: str) -> Record | None:
-        item = lookups.load_items(self._conn, [record_id]).get(record_id)
+        item = lookups.load_items(self._db, [record_id]).get(record_id)
         return item if isinstance(item, Record) else None
 
     @_guarded
     def units_for_symbol(self, name: str, path: str | None = None) -> list[Unit]:
-        return lookups.units_for_symbol(self._conn, name, path)
+        return lookups.units_for_symbol(self._db, name, path)
 
     @_guarded
     def records_for_symbol(self, name: str, path: str | None = None) -> list[Record]:
-        return lookups.records_for_symbol(self._conn, name, path)
+        return lookups.records_for_symbol(self._db, name, path)
 
     @_guarded
     def symbol_history(self, name: str, path: str | None = None) -> list[HistoryEntry]:
-        return lookups.symbol_history(self._conn, name, path)
+        return lookups.symbol_history(self._db, name, path)
 
     @_guarded
     def file_history(self, path: str) -> list[HistoryEntry]:
-        return lookups.file_history(self._conn, path)
+        return lookups.file_history(self._db, path)
 
     @_guarded
-    def knowledge_counts(self, path: str) -> dict[str, tuple[int, int, int]]:
-        return lookups.knowledge_counts(self._conn, path)
+    def knowledge_counts(self, path: str) -> dict[str, KnowledgeCounts]:
+        return lookups.knowledge_counts(self._db, path)
 
     @_guarded
     def commit_info(self, sha: str) -> CommitInfo | None:
-        return lookups.commit_info(self._conn, sha)
+        return lookups.commit_info(self._db, sha)
 
     @_guarded
     def reverts_of(self, sha: str) -> list[str]:
-        return lookups.reverts_of(self._conn, sha)
+        return lookups.reverts_of(self._db, sha)
 
     @_guarded
     def has_commit(self, sha: str) -> bool:
-        return lookups.has_commit(self._conn, sha)
+        return lookups.has_commit(self._db, sha)
 
     @_guarded
     def events_of(self, sha: str) -> list[SymbolEvent]:
-        return lookups.events_of(self._conn, sha)
+        return lookups.events_of(self._db, sha)
 
     @_guarded
     def stats(self) -> dict:
         size = sum(p.stat().st_size for p in self.folder.rglob("*") if p.is_file())
-        return lookups.stats(self._conn, self.meta, size)
+        return lookups.stats(self._db, self.meta, size)
 
     def iter_units(self) -> Iterator[Unit]:
         """Every unit, by date then id (a stable order for export)."""
-        return lookups.iter_units(self._conn)
+        return lookups.iter_units(self._db)
 
     def iter_records(self) -> Iterator[Record]:
-        return lookups.iter_records(self._conn)
+        return lookups.iter_records(self._db)
 
 
 __all__ = ["IndexReader", "QueryTerm", "TYPE_BOOST"]

@@ -1,7 +1,7 @@
 """The Whoosh schema, one field per line. Only what search needs; everything else is in the sidecar.
 
-Measured (shared/WHOOSH.md): one catch-all text field is 2-3× faster to search than an OR over
-title/content/symbols; storing only the fields the ranking reads keeps hover and indexing fast.
+Measured when the index was designed: one catch-all text field is 2-3× faster to search than an
+OR over title/content/symbols; storing only the fields the ranking reads keeps hover and indexing fast.
 Exact symbol lookups (hover, lens, history) go to the sqlite sidecar's ``tail`` columns instead of
 a Whoosh ``symbols`` field: the same one-equality lookup, without the cost of indexing it twice.
 Symbols still reach search through ``text`` (whole name, dotted suffixes and parts).

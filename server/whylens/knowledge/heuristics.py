@@ -80,6 +80,12 @@ def _went_wrong(sentence: str) -> bool:
     return bool(NEGATIVE.search(sentence) or NAMED_FAILURE.search(sentence))
 
 
+# "This PR should fix it", "tests should pass now": the author's hope, not a rule of the code.
+_SHOULD_META = re.compile(
+    r"\b(?:this|the|that) (?:pr|pull request|patch|commit|change|mr|fix)\b[^.]{0,30}\bshould"
+    r"|\btests? should (?:pass|now|be green)|\bshould (?:now|hopefully|probably)\b"
+    r"|\bshould be (?:fixed|good|fine|ok|okay|ready|done|merged)\b", _I)
+
 HEURISTICS: tuple[Heuristic, ...] = (
     # --- Pattern: a failure mode ------------------------------------------------------------
     # "X fails when ...", "raises KeyError if HOME is unset", "hangs on ...", "is lost after ..."
@@ -157,12 +163,6 @@ HEURISTICS: tuple[Heuristic, ...] = (
         r"|contain|match|accept|work|remain|stay|point|include|respect|honou?r|follow)\b", _I),
         lambda s: not _SHOULD_META.search(s)),
 )
-
-# "This PR should fix it", "tests should pass now": the author's hope, not a rule of the code.
-_SHOULD_META = re.compile(
-    r"\b(?:this|the|that) (?:pr|pull request|patch|commit|change|mr|fix)\b[^.]{0,30}\bshould"
-    r"|\btests? should (?:pass|now|be green)|\bshould (?:now|hopefully|probably)\b"
-    r"|\bshould be (?:fixed|good|fine|ok|okay|ready|done|merged)\b", _I)
 
 VETOES: tuple[tuple[str, re.Pattern], ...] = (
     ("question", re.compile(r"\?\s*[\"')]*\s*$")),

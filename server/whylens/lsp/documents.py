@@ -22,13 +22,13 @@ from whylens.lsp.workspaces import RepoWorkspace
 from whylens.models import Symbol
 from whylens.symbols.languages import language_for_path
 from whylens.symbols.outline import outline
+from whylens.symbols.skip import MAX_SOURCE_BYTES
 
 if TYPE_CHECKING:
     from whylens.lsp.server import WhyLensServer
 
 log = logging.getLogger(__name__)
 
-MAX_DOCUMENT_BYTES = 2_000_000  # larger files are generated or vendored: no answers
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
 _OUTLINE_CACHE_SIZE = 64
 
@@ -63,6 +63,16 @@ class Document:
     def innermost(self, line: int) -> Symbol | None:
         inside = [s for s in self.symbols if s.start_line <= line <= s.end_line]
         return max(inside, key=lambda s: s.start_line) if inside else None
+
+
+def utf8_size_over(text: str, limit: int) -> bool:
+    """True when ``text`` takes more than ``limit`` bytes in UTF-8 (without encoding it when its
+    length alone decides: a code point is 1 to 4 bytes)."""
+    if len(text) > limit:
+        return True
+    if 4 * len(text) <= limit:
+        return False
+    return len(text.encode("utf-8", "replace")) > limit
 
 
 def word_at(line: str, column: int) -> str | None:
@@ -103,12 +113,12 @@ class Documents:
         open_doc = self.server.workspace.text_documents.get(unquote(uri))
         if open_doc is not None:
             text = open_doc.source
-            if len(text) > MAX_DOCUMENT_BYTES:
+            if utf8_size_over(text, MAX_SOURCE_BYTES):
                 log.debug("skipped %s: too large", path)
                 return None
         else:
             try:
-                if not path.is_file() or path.stat().st_size > MAX_DOCUMENT_BYTES:
+                if not path.is_file() or path.stat().st_size > MAX_SOURCE_BYTES:
                     return None
                 text = path.read_bytes().decode("utf-8", "replace")
             except OSError as exc:

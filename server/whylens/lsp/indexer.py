@@ -11,17 +11,18 @@ during a run queues exactly one more run.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
+from concurrent.futures import Future
 import sys
 import time
 from collections import deque
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
 from whylens.lsp import protocol
 from whylens.lsp.workspaces import RepoWorkspace, head_signature
+from whylens.progress import IndexEvent, IndexStats, parse_line
 
 if TYPE_CHECKING:
     from whylens.lsp.server import WhyLensServer
@@ -38,6 +39,7 @@ class IndexRunError(Exception):
 
 
 def index_command(ws: RepoWorkspace) -> list[str]:
+    """The child's command line; its index folder is already resolved (``ws.index_dir``)."""
     return [sys.executable, "-m", "whylens", "index", "--repo", str(ws.root),
             "--index-dir", str(ws.index_dir), "--progress", "json"]
 
@@ -161,15 +163,17 @@ class IndexManager:
             return
         ws.reopen()
         took = time.monotonic() - started
-        log.info("%s: index updated in %.1fs (%s)", ws.name, took, _summary_text(summary))
-        self._end_progress(token, _summary_text(summary))
+        text = summary.describe() if summary is not None else "index up to date"
+        log.info("%s: index updated in %.1fs (%s)", ws.name, took, text)
+        self._end_progress(token, text)
         if ws.reader is None:
             self._status(ws, "error", None, "the index could not be opened after indexing")
         else:
-            self._status(ws, "idle", 100, _summary_text(summary))
+            self._status(ws, "idle", 100, text)
             self.server.index_updated(ws)
 
-    async def _spawn(self, ws: RepoWorkspace, token, cancelled) -> dict:
+    async def _spawn(self, ws: RepoWorkspace, token: str | None,
+                     cancelled: Future[Any] | None) -> IndexStats | None:
         ws.index_dir.parent.mkdir(parents=True, exist_ok=True)
         proc = await asyncio.create_subprocess_exec(
             *index_command(ws), stdin=asyncio.subprocess.DEVNULL,
@@ -180,17 +184,15 @@ class IndexManager:
             cancelled.add_done_callback(lambda _f: _kill(proc))
         stderr_tail: deque[str] = deque(maxlen=20)
         stderr_task = asyncio.ensure_future(_drain(proc.stderr, stderr_tail))
-        summary: dict = {}
+        summary: IndexStats | None = None
         last_report, last_reopen = 0.0, time.monotonic()  # the first progress line is always shown
         try:
             assert proc.stdout is not None
             async for raw in proc.stdout:
-                event = _parse(raw)
-                if event is None:
-                    continue
-                if event.get("event") == "done":
+                event = parse_line(raw)
+                if isinstance(event, IndexStats):
                     summary = event
-                elif event.get("event") == "progress":
+                elif isinstance(event, IndexEvent):
                     now = time.monotonic()
                     if now - last_report >= REPORT_EVERY_S:
                         last_report = now
@@ -198,8 +200,8 @@ class IndexManager:
                     if now - last_reopen >= REOPEN_EVERY_S:
                         last_reopen = now
                         ws.reopen()
-                elif event.get("event") == "error":
-                    stderr_tail.append(str(event.get("message", "")))
+                else:
+                    log.debug("index child printed: %r", raw[:200])
             code = await proc.wait()
             await stderr_task
         finally:
@@ -215,7 +217,8 @@ class IndexManager:
 
     # ---- reporting --------------------------------------------------------------------------
 
-    async def _begin_progress(self, ws: RepoWorkspace):
+    async def _begin_progress(self, ws: RepoWorkspace
+                              ) -> tuple[str, Future[Any] | None] | None:
         caps = self.server.client_capabilities.window
         if not (caps and caps.work_done_progress):
             return None
@@ -231,17 +234,16 @@ class IndexManager:
             message="reading history"))
         return token, self.server.work_done_progress.tokens.get(token)
 
-    def _report(self, ws: RepoWorkspace, token, event: dict) -> None:
-        done, total = _int(event.get("done")), _int(event.get("total"))
-        percent = min(99, int(done * 100 / total)) if total else None
-        phase = str(event.get("phase") or "indexing")
-        message = f"{phase} {done}/{total}" if total else phase
+    def _report(self, ws: RepoWorkspace, token: str | None, event: IndexEvent) -> None:
+        percent = event.percent
+        phase = event.phase or "indexing"
+        message = f"{phase} {event.done}/{event.total}" if event.total else phase
         if token is not None:
             self.server.work_done_progress.report(
                 token, types.WorkDoneProgressReport(message=message, percentage=percent))
         self._status(ws, "indexing", percent, message)
 
-    def _end_progress(self, token, message: str) -> None:
+    def _end_progress(self, token: str | None, message: str) -> None:
         if token is not None:
             self.server.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
 
@@ -267,26 +269,3 @@ async def _drain(stream, tail: deque) -> None:
         if line:
             tail.append(line)
             log.debug("index child: %s", line)
-
-
-def _parse(raw: bytes) -> dict | None:
-    try:
-        event = json.loads(raw.decode("utf-8", "replace"))
-    except ValueError:
-        log.debug("index child printed: %r", raw[:200])
-        return None
-    return event if isinstance(event, dict) else None
-
-
-def _int(value) -> int:
-    try:
-        return max(int(value), 0)
-    except (TypeError, ValueError):
-        return 0
-
-
-def _summary_text(summary: dict) -> str:
-    if not summary:
-        return "index up to date"
-    commits = summary.get("commits") or summary.get("commits_indexed") or summary.get("new_commits")
-    return f"indexed {commits} new commits" if commits is not None else "index up to date"

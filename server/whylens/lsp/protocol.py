@@ -97,8 +97,8 @@ class SearchParams:
     k: int = attrs.field(default=10, validator=_positive_k)
     types: tuple[str, ...] | None = attrs.field(
         default=None,
-        validator=attrs.validators.optional(
-            attrs.validators.deep_iterable(attrs.validators.in_(SEARCH_TYPES))),
+        validator=attrs.validators.optional(  # attrs' stubs cannot solve deep_iterable's type
+            attrs.validators.deep_iterable(attrs.validators.in_(SEARCH_TYPES))),  # type: ignore[arg-type]
     )
     uri: str | None = None
 
@@ -164,7 +164,8 @@ def _make_converter() -> cattrs.Converter:
     conv.register_structure_hook(int, strict_int)
 
     def factory(cls):
-        renames = {a.name: override(rename=to_camel(a.name)) for a in attrs.fields(cls)}
+        renames: dict[str, Any] = {a.name: override(rename=to_camel(a.name))
+                                   for a in attrs.fields(cls)}
         return make_dict_structure_fn(cls, conv, **renames)
 
     conv.register_structure_hook_factory(
@@ -217,7 +218,8 @@ class RawNotification:
 class WhyLensProtocol(LanguageServerProtocol):
     """pygls's protocol, with WhyLens's own methods carried as plain dicts."""
 
-    def get_message_type(self, method: str):
+    # pygls declares this with functools.lru_cache, which no plain method can match in type
+    def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
         if method in CLIENT_REQUESTS:
             return RawRequest
         if method in NOTIFICATIONS:

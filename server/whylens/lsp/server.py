@@ -1,10 +1,15 @@
-"""The WhyLens language server: state on a ``LanguageServer`` subclass, features from modules.
+"""The WhyLens language server: shared state on a ``LanguageServer`` subclass, one ``Feature``
+object per editor feature.
 
 Lifecycle: ``initialize`` applies the options snapshot (``initializationOptions.settings``);
 ``initialized`` finds the repository of every workspace folder (a folder that is not one, or a
 missing git, gets ONE message and no answers), opens the existing indexes, pulls the settings with
-``workspace/configuration``, then tells the features (``on_ready`` hooks): the indexing feature
+``workspace/configuration``, then tells the features (``Feature.ready``): the indexing feature
 starts its child process.
+
+A feature owns its state (caches, reported errors, index runs) and registers thin handlers that
+call its methods; ``create_server`` builds them, so a test can also build a ``WhyLensServer`` and
+one feature without starting stdio.
 """
 
 from __future__ import annotations
@@ -12,9 +17,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Coroutine, Iterable
+from collections.abc import Coroutine, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, TypeVar
 
 from lsprotocol import types
 from pygls.exceptions import FeatureRequestError
@@ -24,13 +29,50 @@ from pygls.uris import to_fs_path
 from whylens import __version__
 from whylens.config import Settings, parse_settings
 from whylens.errors import GitMissingError, WhyLensError
+from whylens.locate import locate
 from whylens.lsp import logs, protocol
 from whylens.lsp.documents import Documents
-from whylens.lsp.workspaces import RepoWorkspace, Workspaces, find_repository, index_dir_for
+from whylens.lsp.workspaces import RepoWorkspace, Workspaces, index_dir_for
 
 log = logging.getLogger(__name__)
 
 ERROR_POPUPS_PER_MINUTE = 1
+F = TypeVar("F", bound="Feature")
+
+
+class Feature:
+    """One editor feature: owns its state; ``register`` installs thin handlers on the server.
+
+    Handlers are bound methods wrapped in ``guard.guarded``. pygls passes the server as the first
+    argument when that parameter is named ``ls`` or annotated with a type the server is a subclass
+    of, so a handler's first parameter is its params: an lsprotocol type, or ``Any`` for
+    WhyLens's raw wire dicts and command arguments (never ``object``, which pygls would take for
+    the server). The hooks below are called by the server; a feature overrides the ones it
+    needs. A failing hook is logged and stops nothing else.
+    """
+
+    name: ClassVar[str]  # what ``whylens serve --exclude NAME`` leaves out
+
+    def __init__(self, server: WhyLensServer) -> None:
+        self.server = server
+
+    def register(self) -> None:
+        """Install this feature's handlers (``server.feature``/``server.command``)."""
+
+    async def ready(self) -> None:
+        """The workspaces are known (after ``initialized``)."""
+
+    def folder_added(self, ws: RepoWorkspace) -> None:
+        """A workspace folder was added after start-up."""
+
+    def folder_removed(self, ws: RepoWorkspace) -> None:
+        """A workspace folder left; its reader is closed right after."""
+
+    def index_updated(self, ws: RepoWorkspace) -> None:
+        """An index run finished for ``ws``: refresh what this feature shows."""
+
+    def shutdown(self) -> None:
+        """The client asked the server to shut down."""
 
 
 class WhyLensServer(LanguageServer):
@@ -43,24 +85,33 @@ class WhyLensServer(LanguageServer):
         self.init_options: dict = {}
         self.workspaces = Workspaces()
         self.documents = Documents(self)
-        self.features: list[str] = []
-        self.on_ready: list[Callable[[], Any]] = []  # called once the workspaces are known
-        # called with the workspace after each index run, so features can refresh what they show
-        self.on_index_updated: list[Callable[[Any], Any]] = []
+        self.features: dict[str, Feature] = {}  # by name, in registration order
         self.loop: asyncio.AbstractEventLoop | None = None
-        self.index_manager = None  # an indexer.IndexManager when the indexing feature is loaded
         self.log_handler = logs.install(self)
         self._shown: set[str] = set()
         self._error_popups: list[float] = []
-        self._tasks: set[asyncio.Task] = set()
+        self._tasks: set[asyncio.Task[Any]] = set()
 
-    def index_updated(self, ws) -> None:
+    # ---- features ---------------------------------------------------------------------------
+
+    def add_feature(self, feature: Feature) -> None:
+        """Register ``feature``'s handlers and hold it (one feature per name)."""
+        if feature.name in self.features:
+            raise ValueError(f"feature {feature.name!r} is already registered")
+        feature.register()
+        self.features[feature.name] = feature
+
+    def feature_of(self, kind: type[F]) -> F | None:
+        """The registered feature of class ``kind`` (None when it was excluded)."""
+        return next((f for f in self.features.values() if isinstance(f, kind)), None)
+
+    def index_updated(self, ws: RepoWorkspace) -> None:
         """Tell every feature that ``ws``'s index changed; one failing feature stops nothing."""
-        for callback in self.on_index_updated:
+        for feature in self.features.values():
             try:
-                callback(ws)
-            except Exception:  # noqa: BLE001 - logged with its traceback, the server carries on
-                log.exception("refreshing after an index update failed")
+                feature.index_updated(ws)
+            except Exception:  # logged with its traceback, the server carries on
+                log.exception("%s: refreshing after an index update failed", feature.name)
 
     # ---- messages ---------------------------------------------------------------------------
 
@@ -90,17 +141,17 @@ class WhyLensServer(LanguageServer):
         except Exception:
             log.debug("could not show the error", exc_info=True)
 
-    def send_status(self, payload: dict) -> None:
+    def send_status(self, payload: dict[str, Any]) -> None:
         self.protocol.notify(protocol.INDEX_STATUS, payload)
 
     # ---- tasks ------------------------------------------------------------------------------
 
-    def run_task(self, coro: Coroutine, name: str) -> asyncio.Task:
+    def run_task(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
         """Start a background task whose failure is logged, never silent."""
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
 
-        def done(t: asyncio.Task) -> None:
+        def done(t: asyncio.Task[Any]) -> None:
             self._tasks.discard(t)
             if not t.cancelled() and t.exception() is not None:
                 log.error("background task %s failed", name, exc_info=t.exception())
@@ -148,23 +199,18 @@ class WhyLensServer(LanguageServer):
             self.show_once(f"folder:{uri}", f"WhyLens: {uri} is not a local folder; it is skipped")
             return None
         try:
-            root, git_dir = find_repository(Path(path))
+            where = locate(Path(path))
         except GitMissingError as exc:
             self.show_once("git-missing", f"WhyLens: {exc}. WhyLens stays idle until then.")
             return None
         except WhyLensError as exc:
             self.show_once(f"folder:{uri}", f"WhyLens: {exc}. WhyLens stays idle for this folder.")
             return None
-        options = self.init_options
-        storage = options.get("storagePath") or options.get("storageUri")
-        if isinstance(storage, str) and storage.startswith("file:"):
-            storage = to_fs_path(storage)
-        override = options.get("indexDirectory") or self.settings.index.directory
-        index_dir = index_dir_for(root, override if isinstance(override, str) else None,
-                                  storage if isinstance(storage, str) else None, several)
-        ws = self.workspaces.add(RepoWorkspace(uri, root, git_dir, index_dir))
+        override = self.init_options.get("indexDirectory") or self.settings.index.directory
+        index_dir = index_dir_for(where, override if isinstance(override, str) else None, several)
+        ws = self.workspaces.add(RepoWorkspace(uri, where.root, where.git_dir, index_dir))
         ws.reopen()
-        log.info("%s: repository %s, index %s%s", ws.name, root, index_dir,
+        log.info("%s: repository %s, index %s%s", ws.name, where.root, index_dir,
                  "" if ws.reader is not None else " (not built yet)")
         return ws
 
@@ -180,14 +226,17 @@ class WhyLensServer(LanguageServer):
         return found[0]
 
 
-def _call_logged(server: WhyLensServer, fn: Callable) -> None:
-    """Run a hook; a coroutine becomes a logged background task; a failure is logged."""
-    try:
-        result = fn()
-        if asyncio.iscoroutine(result):
-            server.run_task(result, getattr(fn, "__qualname__", "hook"))
-    except Exception:
-        log.exception("%s failed", getattr(fn, "__qualname__", fn))
+def _each_feature(server: WhyLensServer, hook: str, *args: Any) -> None:
+    """Call ``hook`` on every feature; a coroutine becomes a logged background task; a failure
+    is logged and the other features still get the call."""
+    for feature in list(server.features.values()):
+        name = f"{type(feature).__name__}.{hook}"
+        try:
+            result = getattr(feature, hook)(*args)
+            if asyncio.iscoroutine(result):
+                server.run_task(result, name)
+        except Exception:
+            log.exception("%s failed", name)
 
 
 def _register_core(server: WhyLensServer) -> None:
@@ -207,22 +256,24 @@ def _register_core(server: WhyLensServer) -> None:
         for uri, _name in folders:
             ls.add_folder(uri, several=len(folders) > 1)
         await ls.pull_settings()
-        for hook in ls.on_ready:
-            _call_logged(ls, hook)
+        _each_feature(ls, "ready")
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def did_change_folders(ls: WhyLensServer,
                            params: types.DidChangeWorkspaceFoldersParams) -> None:
         for folder in params.event.removed or ():
             for ws in ls.workspaces.remove(folder.uri):
-                if ls.index_manager is not None:
-                    ls.index_manager.stop(ws)
+                _each_feature(ls, "folder_removed", ws)
                 ws.drop_reader()
         several = len(ls.workspace.folders) > 1
         for folder in params.event.added or ():
-            ws = ls.add_folder(folder.uri, several)
-            if ws is not None and ls.index_manager is not None:
-                ls.index_manager.start(ws)
+            added = ls.add_folder(folder.uri, several)
+            if added is not None:
+                _each_feature(ls, "folder_added", added)
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: WhyLensServer, *args: Any) -> None:
+        _each_feature(ls, "shutdown")
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: WhyLensServer,
@@ -235,19 +286,19 @@ def _register_core(server: WhyLensServer) -> None:
 
 
 def create_server(exclude: Iterable[str] = ()) -> WhyLensServer:
-    """A server with every feature module registered except ``exclude``."""
-    from whylens.lsp.features import FEATURES, load
+    """A server with every feature registered except those named in ``exclude``."""
+    from whylens.lsp.features import feature_classes
 
+    classes = feature_classes()
     server = WhyLensServer()
     _register_core(server)
     excluded = set(exclude)
-    unknown = excluded - set(FEATURES)
+    unknown = excluded - {cls.name for cls in classes}
     if unknown:
         raise ValueError(f"unknown feature(s) {', '.join(sorted(unknown))}; "
-                         f"choose from {', '.join(FEATURES)}")
-    for name in FEATURES:
-        if name not in excluded:
-            load(name).register(server)
-            server.features.append(name)
+                         f"choose from {', '.join(cls.name for cls in classes)}")
+    for cls in classes:
+        if cls.name not in excluded:
+            server.add_feature(cls(server))
     log.debug("features: %s", ", ".join(server.features))
     return server

@@ -1,62 +1,42 @@
 """Workspace folders → repositories, their index folders and open index readers.
 
-No GitPython here (the server is a long-running process): the repository is found with one
-``git rev-parse`` and new commits are noticed by reading ``HEAD`` and the ref it points to.
+No GitPython here (the server is a long-running process): the repository is found by
+``whylens.locate`` (``git rev-parse``) and new commits are noticed by reading ``HEAD`` and the ref
+it points to.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from whylens.errors import GitMissingError, NotARepositoryError, WhyLensError
+from whylens.errors import WhyLensError
 from whylens.history.links import WebLinks
-from whylens.index.location import default_index_dir
 from whylens.index.store import IndexStore
+from whylens.locate import RepoLocation
 from whylens.retrieval.citations import web_links_from_meta
+
+if TYPE_CHECKING:
+    from whylens.index.reader import IndexReader
 
 log = logging.getLogger(__name__)
 
 
-def find_repository(folder: Path) -> tuple[Path, Path]:
-    """(work tree root, git dir) of the repository containing ``folder``."""
-    git = shutil.which("git")
-    if git is None:
-        raise GitMissingError()
-    try:
-        out = subprocess.run(
-            [git, "rev-parse", "--show-toplevel", "--absolute-git-dir"], cwd=folder,
-            capture_output=True, text=True, timeout=10, check=False,
-            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise NotARepositoryError(str(folder)) from exc
-    lines = out.stdout.splitlines()
-    if out.returncode != 0 or len(lines) != 2:
-        raise NotARepositoryError(str(folder))
-    return Path(lines[0]).resolve(), Path(lines[1]).resolve()
-
-
-def index_dir_for(repo_root: Path, override: str | None, storage: str | None,
-                  several: bool) -> Path:
-    """An explicit override wins (a subfolder per repository when there are several), then the
-    editor's workspace storage, then the CLI's default cache folder."""
-    key = default_index_dir(repo_root).name
+def index_dir_for(where: RepoLocation, override: str | None, several: bool) -> Path:
+    """The editor's index folder (``indexDirectory``) wins, with a subfolder per repository when
+    there are several; else the locator's default folder, the one the CLI uses."""
     if override:
         base = Path(os.path.expanduser(override))
-        if not base.is_absolute() or base.resolve().is_relative_to(repo_root):
+        if not base.is_absolute() or base.resolve().is_relative_to(where.root):
             # Read-only on the repository: a relative or in-repo index would be written into it.
             log.warning("ignoring whylens.index.directory %r: it must be an absolute path "
                         "outside the repository", override)
         else:
-            return base / key if several else base
-    if storage:
-        return Path(storage) / "whylens-index" / key
-    return default_index_dir(repo_root)
+            return base / where.index_dir.name if several else base
+    return where.index_dir
 
 
 def head_signature(git_dir: Path) -> tuple:
@@ -95,12 +75,12 @@ class RepoWorkspace:
     root: Path
     git_dir: Path
     index_dir: Path
-    reader: object | None = None  # an index.store.IndexReader
+    reader: IndexReader | None = None
     links: WebLinks | None = None
     generation: int = 0  # bumps whenever the reader is replaced
-    signature: tuple = ()
+    signature: tuple[object, ...] = ()  # head_signature() when the last run started
     generation_dir: Path | None = None  # the index generation the reader has open
-    _counts: tuple | None = None  # (generation, (units, records))
+    _counts: tuple[int, tuple[int, int]] | None = None  # (generation, (units, records))
 
     @property
     def name(self) -> str:
@@ -132,7 +112,7 @@ class RepoWorkspace:
         except WhyLensError as exc:
             log.warning("%s: %s", self.name, exc)
             return False
-        self.links = web_links_from_meta(getattr(self.reader, "meta", None))
+        self.links = web_links_from_meta(self.reader.meta)
         return True
 
     def index_moved(self) -> bool:
@@ -160,22 +140,12 @@ class RepoWorkspace:
         if self._counts is None or self._counts[0] != self.generation:
             try:
                 stats = self.reader.stats()
-                units = stats.get("units_total", stats.get("units", 0))
-                found = (_count(units), _count(stats.get("records", 0)))
+                found = (int(stats["units_total"]), int(stats["records"]))
             except Exception:
                 log.debug("stats failed", exc_info=True)
                 found = (0, 0)
             self._counts = (self.generation, found)
         return self._counts[1]
-
-
-def _count(value) -> int:
-    if isinstance(value, dict):
-        return sum(_count(v) for v in value.values())
-    try:
-        return int(value or 0)
-    except (TypeError, ValueError):
-        return 0
 
 
 class Workspaces:
@@ -208,4 +178,4 @@ class Workspaces:
     def default(self) -> RepoWorkspace | None:
         """The first repository with an open index (else the first one)."""
         ready = [ws for ws in self.items if ws.reader is not None]
-        return (ready or self.items or [None])[0]
+        return next(iter(ready or self.items), None)

@@ -16,61 +16,36 @@ import contextlib
 import logging
 import time
 from collections import Counter, deque
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable
 
 from whylens.errors import IndexCorruptError, WhyLensError
 from whylens.history.blobs import BlobReader
 from whylens.history.links import WebLinks
 from whylens.history.repo import open_repository
 from whylens.history.walk import walk
-from whylens.index.location import default_index_dir
 from whylens.index.store import PIPELINE_VERSION, IndexStore
 from whylens.knowledge.extract import extract_units
+from whylens.locate import locate
 from whylens.models import Commit
-from whylens.pipeline.anchoring import InProcessAnchoring, WorkerAnchoring, wants_worker
+from whylens.pipeline.anchoring import (
+    Anchoring,
+    InProcessAnchoring,
+    WorkerAnchoring,
+    wants_worker,
+)
+from whylens.progress import IndexStats, Progress
 from whylens.records.github import load_export, merge_tracker
 from whylens.records.history import build_records, coalesce_with, revert_pairs
 
 log = logging.getLogger(__name__)
-
-# progress(phase, done, total): phase is "mine" while commits stream, then "records", "commit".
-Progress = Callable[[str, int, int], None]
 
 # The first flush comes early so a big backfill answers within seconds; each later one waits
 # twice as long (up to the cap), because every Whoosh flush makes a segment that slows search.
 FIRST_FLUSH_SECONDS = 2.0
 MAX_FLUSH_SECONDS = 60.0
 BATCH_COMMITS = 400  # hand work to the index writer in batches of this many commits
-
-
-@dataclass
-class IndexSummary:
-    """What one run did; printed by `whylens index`."""
-
-    index_dir: str
-    head: str
-    mode: str  # full | incremental | resumed | up-to-date
-    commits_total: int = 0  # reachable from rev and not yet indexed
-    commits_indexed: int = 0
-    filtered: Counter = field(default_factory=Counter)
-    units: int = 0
-    events: int = 0
-    records: int = 0
-    files_skipped: Counter = field(default_factory=Counter)
-    seconds: float = 0.0
-    shallow: bool = False
-
-    def as_dict(self) -> dict:
-        return {
-            "index_dir": self.index_dir, "head": self.head, "mode": self.mode,
-            "commits_total": self.commits_total, "commits_indexed": self.commits_indexed,
-            "filtered": dict(self.filtered), "units": self.units, "events": self.events,
-            "records": self.records, "files_skipped": dict(self.files_skipped),
-            "seconds": round(self.seconds, 3), "shallow": self.shallow,
-        }
 
 
 def _read_meta(store: IndexStore) -> dict:
@@ -111,7 +86,7 @@ def run_index(
     rev: str = "HEAD",
     progress: Progress | None = None,
     anchor_worker_min_commits: int | None = None,
-) -> IndexSummary:
+) -> IndexStats:
     """Index the new commits reachable from ``rev``; see the module docstring.
 
     ``anchor_worker_min_commits``: anchor in a worker process when at least this many commits
@@ -119,13 +94,14 @@ def run_index(
     """
     started = time.monotonic()
     report = progress or (lambda phase, done, total: None)
-    with open_repository(repo_path) as repo:
+    where = locate(repo_path, index_dir)
+    with open_repository(where) as repo:
         head = repo.resolve(rev)
-        target = Path(index_dir) if index_dir else default_index_dir(repo.root)
+        target = where.index_dir
         store = IndexStore(target)
         prior_meta = _read_meta(store)
         mode, exclude = _plan(repo, prior_meta, head)
-        summary = IndexSummary(str(target), head, mode, shallow=repo.is_shallow)
+        summary = IndexStats(str(target), head, mode, shallow=repo.is_shallow)
         if mode == "up-to-date":
             summary.seconds = time.monotonic() - started
             return summary
@@ -144,10 +120,11 @@ def run_index(
                             web_kind=links.kind if links else None, complete_head=None,
                             github_export=prior_meta.get("github_export"))
             attributes = repo.gitattributes(head)
-            anchoring = stack.enter_context(
-                WorkerAnchoring(Path(repo_path).absolute(), attributes)  # as opened here
+            chosen: Anchoring = (
+                WorkerAnchoring(where.root, attributes)  # the repository opened here
                 if wants_worker(summary.commits_total, anchor_worker_min_commits)
                 else InProcessAnchoring(blobs.read, attributes))
+            anchoring = stack.enter_context(chosen)
             resumed = previous if mode == "resumed" else None
             commits = stack.enter_context(contextlib.closing(walk(repo, head, exclude=exclude)))
             mined, events, walked = _mine(commits, anchoring, writer, resumed, summary, report)
@@ -156,7 +133,7 @@ def run_index(
             # wrote take part again, with the events stored for them.
             _write_records(writer, walked, events, previous, prior_meta.get("github_export"),
                            summary)
-            summary.files_skipped.update(anchoring.stats.get("skipped", {}))
+            summary.files_skipped.update(anchoring.stats.get("files_skipped", {}))
             report("commit", 0, 1)
             writer.set_meta(last_sha=head, complete_head=head, indexed_at=_now(),
                             anchor_stats=_jsonable(dict(anchoring.stats)))
@@ -166,7 +143,7 @@ def run_index(
     return summary
 
 
-def _mine(commits, anchoring, writer, resumed, summary: IndexSummary, report: Progress):
+def _mine(commits, anchoring, writer, resumed, summary: IndexStats, report: Progress):
     """Anchor and extract every new commit, writing as it goes.
 
     Returns the slim new commits, the events of every walked commit, and every walked commit in

@@ -24,6 +24,7 @@ import threading
 import traceback
 from collections import deque
 from collections.abc import Iterable, Iterator
+from typing import Any, Protocol
 
 from whylens.errors import AnchorWorkerError, WhyLensError
 from whylens.history.blobs import BlobReader
@@ -66,6 +67,19 @@ def _anchor(anchorer: Anchorer, commit: Commit) -> list[SymbolEvent]:
     return anchorer.events(commit) if len(commit.parents) <= 1 else []  # merges: no changes
 
 
+class Anchoring(Protocol):
+    """What the pipeline needs of either way of anchoring."""
+
+    @property
+    def stats(self) -> dict[str, Any]: ...
+
+    def anchored(self, commits: Iterable[Commit]) -> Iterator[Pair]: ...
+
+    def __enter__(self) -> Anchoring: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+
 class InProcessAnchoring:
     """Anchors in the calling process; for small runs."""
 
@@ -79,7 +93,7 @@ class InProcessAnchoring:
         pass
 
     @property
-    def stats(self) -> dict:
+    def stats(self) -> dict[str, Any]:
         return self._anchorer.stats
 
     def anchored(self, commits: Iterable[Commit]) -> Iterator[Pair]:
@@ -107,7 +121,7 @@ class WorkerAnchoring:
             target=_serve, name="whylens-anchor", daemon=True,
             args=(str(repo_path), list(attributes), self._worker_commits, self._worker_events,
                   os.getpid()))
-        self.stats: dict = {}
+        self.stats: dict[str, Any] = {}
 
     @property
     def pid(self) -> int | None:
@@ -178,7 +192,7 @@ class WorkerAnchoring:
                                         f"{commit.sha}; it lost the commit order")
             yield commit, events
 
-    def _get(self) -> tuple[str, object]:
+    def _get(self) -> tuple[str, Any]:
         """The worker's next message; raises if it failed or died instead of answering."""
         try:
             while not self._events_in.poll(POLL_SECONDS):

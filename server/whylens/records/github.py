@@ -90,13 +90,13 @@ def merge_tracker(
     depth = generations(by_sha) if any(len(c.parents) > 1 for c in commits) else {}
     events = events_by_commit or {}
     out: dict[str, Record] = {r.id: r for r in records}
-    holder = {}  # PR number → id of the record that holds it
+    holder: dict[int, str] = {}  # PR number → id of the record that holds it
     enriched: set[int] = set()  # issues whose record already has the tracker's thread
-    for record in records:
-        if record.kind == "pr" and record.number is not None:
-            holder[record.number] = record.id
-        if record.partner is not None:
-            holder[record.partner] = record.id
+    for given in records:
+        if given.kind == "pr" and given.number is not None:
+            holder[given.number] = given.id
+        if given.partner is not None:
+            holder[given.partner] = given.id
 
     for number in sorted(export.pulls):
         pull = export.pulls[number]
@@ -114,7 +114,7 @@ def merge_tracker(
         existing = out.get(record.id)
         out[record.id] = coalesce(existing, record) if existing else record
         holder[number] = record.id
-        if record.kind == "issue":
+        if record.kind == "issue" and record.number is not None:
             enriched.add(record.number)
 
     for number in sorted(export.issues):
@@ -122,9 +122,10 @@ def merge_tracker(
         if number in enriched:
             _add_closers(out, number, export, by_sha, events)
             continue
-        record = _issue_record(number, issue, export, out.get(f"issue-{number}"), by_sha, events)
-        if record is not None:
-            out[record.id] = record
+        from_issue = _issue_record(number, issue, export, out.get(f"issue-{number}"), by_sha,
+                                   events)
+        if from_issue is not None:
+            out[from_issue.id] = from_issue
 
     result = list(out.values())
     result.sort(key=lambda r: (r.date, r.id), reverse=True)

@@ -268,7 +268,9 @@ def generations(by_sha: dict[str, Commit]) -> dict[str, int]:
 
 def _merge_work(merge: Commit, number: int, brought: list[Commit]) -> _Work:
     lines = [ln.strip() for ln in merge.body.splitlines() if ln.strip()]
-    branch = _MERGE_PR.match(merge.subject).group(2).split("/", 1)[-1]
+    found = _MERGE_PR.match(merge.subject)
+    assert found is not None  # _merged_pr matched it
+    branch = found.group(2).split("/", 1)[-1]
     title = lines[0] if lines else re.sub(r"[-_]+", " ", branch)
     authored = [c for c in brought if not _skipped(c) and c.skip_reason != "merge" and len(c.parents) < 2]
     work = _Work(f"pr-{number}", "pr", number, title, merge, [merge, *brought],

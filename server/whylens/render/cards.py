@@ -7,7 +7,15 @@ index meta), plain short shas and ``#N`` otherwise.
 from __future__ import annotations
 
 from whylens.models import HistoryEntry, Record, Story, Unit
-from whylens.retrieval.citations import change_ref, commit_ref, one_line, record_ref
+from whylens.history.links import WebLinks
+from whylens.retrieval.citations import (
+    change_ref,
+    change_url,
+    commit_ref,
+    item_url,
+    one_line,
+    record_ref,
+)
 
 MAX_CARD_CHARS = 1200
 CARD_RECORDS = 2
@@ -25,7 +33,7 @@ def _day(date: str) -> str:
     return (date or "")[:10]
 
 
-def _summary_line(story: Story, links) -> str:
+def _summary_line(story: Story, links: WebLinks | None) -> str:
     line = f"**{_title(story)}** — {story.summary or 'no recorded history'}"
     if story.history:
         newest = story.history[0]
@@ -37,7 +45,7 @@ def _outcome(story: Story, record: Record) -> str:
     return dict(story.outcomes).get(record.id, "landed")
 
 
-def _record_line(story: Story, record: Record, links, limit: int) -> str:
+def _record_line(story: Story, record: Record, links: WebLinks | None, limit: int) -> str:
     problem = record.problem.text if record.problem else record.title
     decision = record.decision[0].text if record.decision else ""
     text = one_line(problem, limit)
@@ -48,18 +56,19 @@ def _record_line(story: Story, record: Record, links, limit: int) -> str:
     return f"- {record_ref(record, links)} {text} — *{_outcome(story, record)}*"
 
 
-def _unit_line(unit: Unit, links, limit: int) -> str:
+def _unit_line(unit: Unit, links: WebLinks | None, limit: int) -> str:
     label = UNIT_LABELS.get(unit.type, unit.type)
     return (f"- **{label}:** {one_line(unit.content or unit.title, limit)} "
             f"({change_ref(unit.commit, unit.pr, links)})")
 
 
-def _change_line(entry: HistoryEntry, links, limit: int) -> str:
+def _change_line(entry: HistoryEntry, links: WebLinks | None, limit: int) -> str:
     return (f"- {one_line(entry.subject, limit)} — {change_ref(entry.commit, entry.pr, links)}"
             f" · {_day(entry.date)}")
 
 
-def _card_sections(story: Story, links, limit: int, counts: tuple[int, int, int]) -> list[str]:
+def _card_sections(story: Story, links: WebLinks | None, limit: int,
+                   counts: tuple[int, ...]) -> list[str]:
     n_records, n_units, n_changes = counts
     lines = [_summary_line(story, links)]
     if story.records and n_records:
@@ -75,7 +84,7 @@ def _card_sections(story: Story, links, limit: int, counts: tuple[int, int, int]
     return lines
 
 
-def hover_card(story: Story, links=None, max_chars: int = MAX_CARD_CHARS) -> str | None:
+def hover_card(story: Story, links: WebLinks | None = None, max_chars: int = MAX_CARD_CHARS) -> str | None:
     """The hover markdown, at most ``max_chars``; None when nothing is known (no empty card)."""
     if not story.known:
         return None
@@ -94,7 +103,7 @@ def hover_card(story: Story, links=None, max_chars: int = MAX_CARD_CHARS) -> str
     return _summary_line(story, links)[:max_chars]
 
 
-def rationale(story: Story, links=None) -> str:
+def rationale(story: Story, links: WebLinks | None = None) -> str:
     """The whole story as markdown: summary, decision records, units by type, full history."""
     lines = [f"## {_title(story)}", "", f"{story.summary or 'no recorded history'} · `{story.path}`"]
     if story.symbol and story.symbol.start_line:
@@ -132,7 +141,7 @@ def rationale(story: Story, links=None) -> str:
     return "\n".join(lines)
 
 
-def story_json(story: Story, links=None) -> dict:
+def story_json(story: Story, links: WebLinks | None = None) -> dict:
     """The Story as plain data (``why --json``, ``whylens/why``)."""
     sym = story.symbol
     return {
@@ -146,19 +155,18 @@ def story_json(story: Story, links=None) -> dict:
         "history": [{
             "commit": e.commit, "date": e.date, "timestamp": e.timestamp, "author": e.author,
             "subject": e.subject, "pr": e.pr, "kind": e.kind, "path": e.path, "symbol": e.symbol,
-            "previous": e.previous,
-            "url": links.pr(e.pr) if links and e.pr else (links.commit(e.commit) if links else None),
+            "previous": e.previous, "url": change_url(e.commit, e.pr, links),
         } for e in story.history],
         "units": [{
             "id": u.id, "type": u.type, "title": u.title, "content": u.content,
             "commit": u.commit, "author": u.author, "date": u.date, "pr": u.pr,
-            "url": links.commit(u.commit) if links else None,
+            "url": item_url(u, links),
         } for u in story.units],
         "records": [{
             "id": r.id, "kind": r.kind, "number": r.number, "title": r.title,
             "problem": r.problem.text if r.problem else None,
             "decision": [c.text for c in r.decision], "rejected": [c.text for c in r.rejected],
             "outcome": dict(story.outcomes).get(r.id), "fixing_commits": list(r.fixing_commits),
-            "label": r.label, "url": r.url,
+            "label": r.label, "url": item_url(r, links),
         } for r in story.records],
     }

@@ -6,6 +6,7 @@ sha, never markdown links; the link goes into ``pitfall_link``.
 
 from __future__ import annotations
 
+from whylens.history.links import WebLinks
 from whylens.models import Pitfall, Record
 from whylens.retrieval.citations import item_url, one_line, short
 
@@ -33,7 +34,7 @@ def _how(pitfall: Pitfall) -> str:
     return ""  # a Skill item is itself the fix; a Pattern without a known fix says only where
 
 
-def pitfall_message(pitfall: Pitfall, links=None) -> str:
+def pitfall_message(pitfall: Pitfall, links: WebLinks | None = None) -> str:
     """"Known pitfall: <pattern> — fixed before in #123 by <skill>"."""
     how, what = _how(pitfall), _what(pitfall.item)
     text = f"Known pitfall: {what} — fixed before in {_where(pitfall.item)}"
@@ -42,6 +43,6 @@ def pitfall_message(pitfall: Pitfall, links=None) -> str:
     return f"{text} by {how}"
 
 
-def pitfall_link(pitfall: Pitfall, links=None) -> str | None:
+def pitfall_link(pitfall: Pitfall, links: WebLinks | None = None) -> str | None:
     """The PR / issue / commit URL a diagnostic's ``codeDescription.href`` points at."""
     return item_url(pitfall.item, links)

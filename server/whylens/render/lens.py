@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
+from whylens.models import KnowledgeCounts
+
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'s' if n != 1 else ''}"
 
 
-def lens_title(counts) -> str:
-    """``counts``: (records, pitfalls, changes) as ``IndexReader.knowledge_counts`` gives them,
-    or a dict with those keys. Zero parts are left out."""
-    if isinstance(counts, dict):
-        records, pitfalls, changes = (int(counts.get(k) or 0) for k in ("records", "pitfalls", "changes"))
-    else:
-        records, pitfalls, changes = (int(x or 0) for x in tuple(counts)[:3])
+def lens_title(counts: KnowledgeCounts) -> str:
+    """The title of a symbol's lens; zero parts are left out."""
+    records, pitfalls, changes = counts
     parts = []
     if records:
         parts.append(_plural(records, "decision"))

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import re
+from typing import Any
 
 from whylens import __version__
+from whylens.history.links import WebLinks
 from whylens.models import Suggestion
 
 KIND_TITLES = {
@@ -31,7 +33,7 @@ def _kind_title(kind: str) -> str:
     return KIND_TITLES.get(kind, kind)
 
 
-def markdown(suggestions: list[Suggestion], links=None, base: str | None = None,
+def markdown(suggestions: list[Suggestion], links: WebLinks | None = None, base: str | None = None,
              head: str | None = None) -> str:
     """A summary a human can paste into a review."""
     span = f" ({base or 'base'} → {head or 'working tree'})" if (base or head) else ""
@@ -46,7 +48,8 @@ def markdown(suggestions: list[Suggestion], links=None, base: str | None = None,
     return "\n".join(lines)
 
 
-def github(suggestions: list[Suggestion], links=None, commit_id: str | None = None) -> dict:
+def github(suggestions: list[Suggestion], links: WebLinks | None = None,
+           commit_id: str | None = None) -> dict[str, Any]:
     """The body of ``POST /repos/{owner}/{repo}/pulls/{n}/reviews`` (event COMMENT)."""
     body = (f"WhyLens found {len(suggestions)} thing{'s' if len(suggestions) != 1 else ''} in "
             "this code's history worth a look." if suggestions else
@@ -69,21 +72,21 @@ def _fingerprint(s: Suggestion) -> str:
     return hashlib.sha1(key.encode("utf-8")).hexdigest()
 
 
-def _evidence_uris(s: Suggestion, links) -> list[str]:
+def _evidence_uris(s: Suggestion, links: WebLinks | None) -> list[str]:
     if links is None:
         return []
     return [links.commit(e) for e in s.evidence if len(e) == 40 and all(c in "0123456789abcdef" for c in e)]
 
 
-def sarif(suggestions: list[Suggestion], links=None, base: str | None = None,
-          head: str | None = None, help_uri: str | None = None) -> dict:
+def sarif(suggestions: list[Suggestion], links: WebLinks | None = None, base: str | None = None,
+          head: str | None = None, help_uri: str | None = None) -> dict[str, Any]:
     """A SARIF 2.1.0 log: one rule per kind, one result per suggestion (level ``note``).
 
     Each result's provenance URLs (commits it rests on) are in ``properties.helpUris`` and as
     links in ``message.markdown``; ``help_uri`` (documentation of the kinds) goes on the rules.
     """
     kinds = list(KIND_TITLES)
-    rules = [{
+    rules: list[dict[str, Any]] = [{
         "id": f"whylens/{kind}",
         "name": "".join(part.title() for part in kind.split("-")),
         "shortDescription": {"text": KIND_TITLES[kind]},
@@ -98,7 +101,7 @@ def sarif(suggestions: list[Suggestion], links=None, base: str | None = None,
     results = []
     for s in suggestions:
         index = kinds.index(s.kind) if s.kind in kinds else None
-        result = {
+        result: dict[str, Any] = {
             "ruleId": f"whylens/{s.kind}",
             "level": "note",
             "message": {"text": _plain(s.body), "markdown": s.body},

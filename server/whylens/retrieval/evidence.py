@@ -7,8 +7,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from whylens.models import Record
 from whylens.records.outcome import outcome_status
+
+if TYPE_CHECKING:
+    from whylens.index.reader import IndexReader
 
 
 def has_fix_edge(record: Record) -> bool:
@@ -21,12 +26,12 @@ def anchored_exactly(record: Record, symbol: str) -> bool:
     return symbol in record.anchors
 
 
-def reverting_commits(reader, sha: str) -> list[str]:
+def reverting_commits(reader: IndexReader, sha: str) -> list[str]:
     """Shas of the commits that revert ``sha`` (empty when it stands)."""
     return list(reader.reverts_of(sha) or ())
 
 
-def revert_check(reader):
+def revert_check(reader: IndexReader):
     """``sha -> bool``: a revert of it still stands (a revert that was itself reverted does not
     count). Memoised per call site; depth-capped against cycles in bad data."""
     cache: dict[str, bool] = {}
@@ -40,7 +45,7 @@ def revert_check(reader):
     return reverted
 
 
-def record_outcome(reader, record: Record, neighbours=()) -> str:
+def record_outcome(reader: IndexReader, record: Record, neighbours=()) -> str:
     """reverted / superseded / landed / unresolved (``records.outcome``), computed now.
 
     ``neighbours``: the other records anchored to the same symbol (the candidates that may

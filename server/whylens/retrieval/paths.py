@@ -6,8 +6,7 @@ import os
 from pathlib import Path, PurePosixPath
 
 from whylens.errors import InvalidInputError
-
-MAX_SOURCE_BYTES = 1_000_000  # the indexer skips larger files; so do we
+from whylens.symbols.skip import MAX_SOURCE_BYTES
 
 
 def repo_relative(path: str | os.PathLike, repo_root: str | os.PathLike | None) -> str:

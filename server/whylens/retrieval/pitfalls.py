@@ -24,15 +24,20 @@ The table tests in tests/unit/retrieval/test_pitfalls.py pin each of those cases
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-from whylens.models import Pitfall, Record, Unit
+from whylens.models import Pitfall, Record, Symbol, Unit
 from whylens.retrieval.errortext import Frame, ParsedError, parse_error_text
 from whylens.retrieval.evidence import item_text
 from whylens.retrieval.paths import repo_relative, source_bytes
 from whylens.retrieval.text import content_words, path_suffix_match
 from whylens.symbols.languages import language_for_path
 from whylens.symbols.outline import outline, symbol_at
+
+if TYPE_CHECKING:
+    from whylens.index.reader import IndexReader
 
 GATE = 0.55
 MAX_PER_FILE = 3  # diagnostics on one file
@@ -91,7 +96,7 @@ def _reason(item, parsed: ParsedError, where: str) -> str:
     return f"{head} in {where}" if where else head
 
 
-def _frame_candidates(reader, frames, limit: int = MAX_FRAMES) -> dict[str, _Candidate]:
+def _frame_candidates(reader: IndexReader, frames, limit: int = MAX_FRAMES) -> dict[str, _Candidate]:
     """Units and records anchored to the symbols the trace's frames name."""
     found: dict[str, _Candidate] = {}
     for frame in [f for f in frames if f.function][:limit]:
@@ -116,7 +121,7 @@ def _frame_strength(item, frame: Frame, name: str, qualified: bool) -> float:
     return 0.3
 
 
-def _search_candidates(reader, parsed: ParsedError, path: str | None = None) -> dict[str, _Candidate]:
+def _search_candidates(reader: IndexReader, parsed: ParsedError, path: str | None = None) -> dict[str, _Candidate]:
     """A text search for the failure's names and words (no anchor needed)."""
     longest = sorted(parsed.words, key=lambda w: (-len(w), w))[:6]  # long words are specific
     terms = [*parsed.exceptions[:3], *parsed.codes[:3], *longest]
@@ -174,7 +179,7 @@ def commits_of(item) -> set[str]:
     return {item.commit}
 
 
-def explain_error(reader, text: str) -> list[Pitfall]:
+def explain_error(reader: IndexReader, text: str) -> list[Pitfall]:
     """Known pitfalls behind a pasted error or stack trace, best first (empty when unsure)."""
     parsed = parse_error_text(text)
     if parsed.empty:
@@ -184,8 +189,9 @@ def explain_error(reader, text: str) -> list[Pitfall]:
     return _rank(candidates, parsed, None)[:MAX_EXPLAINED]
 
 
-def match_errors(reader, path: str, text: str | None, errors: list[dict],
-                 cap: int = MAX_PER_FILE, symbols: list | None = None) -> list[Pitfall]:
+def match_errors(reader: IndexReader, path: str, text: str | None, errors: list[dict[str, Any]],
+                 cap: int = MAX_PER_FILE, symbols: Sequence[Symbol] | None = None
+                 ) -> list[Pitfall]:
     """Pitfalls for another tool's errors in one file: at most one per line, three per file.
 
     ``errors``: ``{"line": 1-based, "message", "source", "code"}``. The enclosing symbol comes
@@ -229,8 +235,8 @@ def _error_input(error) -> tuple[int | None, ParsedError]:
     if not isinstance(error, dict):
         return None, ParsedError()
     try:
-        line = int(error.get("line"))
-    except (TypeError, ValueError):
+        line = int(error["line"])
+    except (KeyError, TypeError, ValueError):
         return None, ParsedError()
     if line < 1:
         return None, ParsedError()

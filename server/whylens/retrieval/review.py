@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from whylens.models import FileChange, Record, Suggestion, Symbol, Unit
 from whylens.retrieval.citations import (
@@ -33,13 +34,16 @@ from whylens.retrieval.citations import (
 from whylens.retrieval.evidence import (
     anchored_exactly, has_fix_edge, item_text, record_outcome, reverting_commits,
 )
-from whylens.retrieval.paths import MAX_SOURCE_BYTES
 from whylens.retrieval.text import (
     CODE_WORDS, code_span_identifiers, content_words, identifier_hits, identifiers,
     split_identifier,
 )
 from whylens.symbols.languages import language_for_path
 from whylens.symbols.outline import outline, symbol_at
+from whylens.symbols.skip import MAX_SOURCE_BYTES
+
+if TYPE_CHECKING:
+    from whylens.index.reader import IndexReader
 
 GATE = 0.6
 DEFAULT_CAP = 10
@@ -115,7 +119,7 @@ def relevance(texts: Iterable[str], where: ChangedSymbol) -> Relevance:
 
 
 class _Engine:
-    def __init__(self, reader, now: float) -> None:
+    def __init__(self, reader: IndexReader, now: float) -> None:
         self.reader = reader
         self.now = now
         self.links = web_links_from_meta(getattr(reader, "meta", None))
@@ -253,7 +257,7 @@ def _decision(record: Record) -> str:
     return record.title
 
 
-def review(reader, repo_root, changes: list[FileChange],
+def review(reader: IndexReader, repo_root, changes: list[FileChange],
            read_head: Callable[[str], str | None], *, cap: int = DEFAULT_CAP,
            gate: float = GATE, now: float | None = None) -> list[Suggestion]:
     """Suggestions for ``changes`` (a diff base → head), best first, at most ``cap``.
@@ -294,18 +298,18 @@ def _check_symbol(engine: _Engine, where: ChangedSymbol, paths: list[str],
     engine.reintroduces(where, patterns)
 
 
-def _review_time(reader) -> float:
+def _review_time(reader: IndexReader) -> float:
     last = (getattr(reader, "meta", None) or {}).get("last_sha")
     info = reader.commit_info(last) if last else None
     return float(info.timestamp) if info else time.time()
 
 
-def _file_pitfalls(reader, paths: list[str]) -> list[Unit]:
+def _file_pitfalls(reader: IndexReader, paths: list[str]) -> list[Unit]:
     """Pattern units anchored to the symbols of the changed file (its neighbourhood)."""
     found: dict[str, Unit] = {}
     for path in paths:
         counts = reader.knowledge_counts(path)  # empty for a path the index never saw
-        with_pitfalls = [s for s, (_r, pitfalls, _c) in counts.items() if pitfalls]
+        with_pitfalls = [s for s, known in counts.items() if known.pitfalls]
         for name in with_pitfalls[:MAX_NEIGHBOURS]:
             for unit in reader.units_for_symbol(name, path=path):
                 if unit.type == "pattern":

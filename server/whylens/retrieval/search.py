@@ -18,8 +18,14 @@ for wrong ones). Below ``GATE`` the answer is ``abstained`` with no hits: never 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from whylens.models import Hit, Record, Unit
+from whylens.history.links import WebLinks
+from whylens.models import RECORD_TYPE, Hit, Record, Unit
+from whylens.retrieval.citations import item_url
+
+if TYPE_CHECKING:
+    from whylens.index.reader import IndexReader
 
 # Calibrated with bench/calibrate_gate.py on hand-labelled queries over psf/requests and
 # pallets/flask (bench/labels/queries-*.tsv; 99 answerable with indexed commits, 44 that the
@@ -40,7 +46,7 @@ class SearchResult:
     confidence: float = 0.0  # the gate's measure for the top hit (0 when nothing matched)
 
 
-def coverage(reader, query: str, item: Unit | Record) -> float:
+def coverage(reader: IndexReader, query: str, item: Unit | Record) -> float:
     """Idf-weighted share of the query's words that ``item`` contains (0..1)."""
     terms = reader.query_terms(query)
     total = sum(t.idf for t in terms)
@@ -60,16 +66,18 @@ def margin(ranked: list[tuple[Unit | Record, float]]) -> float:
     return max(0.0, (top - runner_up) / top)
 
 
-def confidence(reader, query: str, ranked: list[tuple[Unit | Record, float]]) -> float:
+def confidence(reader: IndexReader, query: str, ranked: list[tuple[Unit | Record, float]]
+               ) -> float:
     if not ranked:
         return 0.0
     return coverage(reader, query, ranked[0][0]) * (0.5 + 0.5 * margin(ranked))
 
 
-def search(reader, query: str, k: int = 10, types=None, links=None, gate: float | None = None,
-           **filters) -> SearchResult:
+def search(reader: IndexReader, query: str, k: int = 10, types: list[str] | None = None,
+           links: WebLinks | None = None, gate: float | None = None,
+           **filters: str | None) -> SearchResult:
     """Top ``k`` hits for ``query`` or an abstention. ``filters``: path, author, since, until.
-    ``links`` (e.g. ``history.links.WebLinks``) fills ``Hit.url``; ``gate`` overrides ``GATE``
+    ``links`` fills ``Hit.url`` (``citations.item_url``); ``gate`` overrides ``GATE``
     (calibration only)."""
     threshold = GATE if gate is None else gate
     ranked = reader.search(query, k=max(3 * k, 10), types=types, **filters)
@@ -101,30 +109,18 @@ def _commit_of(item: Unit | Record) -> str:
     return item.commit
 
 
-def to_hit(item: Unit | Record, score: float, links=None) -> Hit:
-    """One ranked item as a ``Hit`` (the ``search --json`` result shape)."""
+def to_hit(item: Unit | Record, score: float, links: WebLinks | None = None) -> Hit:
+    """One ranked item as a ``Hit`` (the ``search --json`` result shape); the only conversion."""
     if isinstance(item, Record):
-        url = item.url or _link(links, "pr" if item.kind == "pr" else "issue", item.number)
-        commit = _commit_of(item) if item.fixing_commits else ""
-        content = item.problem.text if item.problem else item.title
-        if not url and commit:
-            url = _link(links, "commit", commit)
         return Hit(
-            id=item.id, type="decision", title=item.title, content=content, score=score,
-            commit=commit, author=item.author, date=item.date, files=item.files,
-            symbols=item.anchors, source=item.kind, url=url,
-            extra={"pr": item.number if item.kind == "pr" else item.partner,
-                   "record_kind": item.kind, "label": item.label},
+            id=item.id, type=RECORD_TYPE, title=item.title,
+            content=item.problem.text if item.problem else item.title, score=score,
+            commit=item.fixing_commits[0] if item.fixing_commits else "", author=item.author,
+            date=item.date, files=item.files, symbols=item.anchors, source=item.kind,
+            url=item_url(item, links),
         )
-    url = _link(links, "commit", item.commit) or _link(links, "pr", item.pr)
     return Hit(
         id=item.id, type=item.type, title=item.title, content=item.content, score=score,
         commit=item.commit, author=item.author, date=item.date, files=item.files,
-        symbols=item.symbols, source=item.source, url=url, extra={"pr": item.pr},
+        symbols=item.symbols, source=item.source, url=item_url(item, links),
     )
-
-
-def _link(links, kind: str, value) -> str | None:
-    if links is None or value in (None, ""):
-        return None
-    return getattr(links, kind)(value)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from whylens.errors import InvalidInputError
 from whylens.models import HistoryEntry, Record, Story, Symbol, Unit
@@ -18,6 +19,9 @@ from whylens.retrieval.paths import read_source, repo_relative, source_bytes
 from whylens.retrieval.text import relative_age
 from whylens.symbols.languages import language_for_path
 from whylens.symbols.outline import find, outline, symbol_at
+
+if TYPE_CHECKING:
+    from whylens.index.reader import IndexReader
 
 MAX_RECORDS = 2  # a story shows at most this many decision records, newest first
 TYPE_ORDER = {"pattern": 0, "fact": 1, "skill": 2}  # pitfalls first, then constraints, then fixes
@@ -37,7 +41,7 @@ def resolve_symbol(rel_path: str, source: bytes | None, line: int | None,
     return symbol_at(symbols, line)
 
 
-def why(reader, path, line: int | None = None, symbol: str | None = None,
+def why(reader: IndexReader, path, line: int | None = None, symbol: str | None = None,
         text: str | bytes | None = None, repo_root=None, *, now: float | None = None) -> Story:
     """The story of ``symbol`` / the symbol at ``line`` in ``path`` (repo-relative or absolute)."""
     if line is not None and (not isinstance(line, int) or line < 1):
@@ -53,7 +57,7 @@ def why(reader, path, line: int | None = None, symbol: str | None = None,
     return symbol_story(reader, rel_path, target, now=clock)
 
 
-def symbol_story(reader, rel_path: str, target: Symbol, *, now: float) -> Story:
+def symbol_story(reader: IndexReader, rel_path: str, target: Symbol, *, now: float) -> Story:
     history = _newest_first(reader.symbol_history(target.name, path=rel_path))
     units = sort_units(reader.units_for_symbol(target.name, path=rel_path))
     candidates = list(reader.records_for_symbol(target.name, path=rel_path))
@@ -64,7 +68,7 @@ def symbol_story(reader, rel_path: str, target: Symbol, *, now: float) -> Story:
     return _with_summary(story, now)
 
 
-def file_story(reader, rel_path: str, *, now: float) -> Story:
+def file_story(reader: IndexReader, rel_path: str, *, now: float) -> Story:
     history = _newest_first(reader.file_history(rel_path))
     return _with_summary(Story(path=rel_path, symbol=None, history=history), now)
 

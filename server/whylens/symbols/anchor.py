@@ -67,7 +67,6 @@ class Anchorer:
             "files_skipped": {},  # reason → file changes skipped
             "events": 0,
         }
-        self.stats["skipped"] = self.stats["files_skipped"]  # the name architecture.md uses
 
     def events(self, commit: Commit) -> list[SymbolEvent]:
         """The substantive symbol changes of ``commit`` (none for merges or skipped files)."""
@@ -106,16 +105,18 @@ class Anchorer:
         second_outline = self._outline(second, language, first_outline, ranges, not new_first)
         old, new = (second_outline, first_outline) if new_first else (first_outline,
                                                                      second_outline)
-        if old_blob in self._cache and change.new_blob in self._cache:
+        if old_blob in self._cache and change.new_blob is not None and change.new_blob in self._cache:
             # walking newest first, the new blob has served both its changes (as the old side
             # of the newer one, and now): evict it first, keep blobs still awaiting their turn
             self._cache.move_to_end(change.new_blob, last=False)
-        reason = new if change.new_blob else old
-        if isinstance(reason, str):  # the file as it now is (or was, if deleted) is not source
-            self._skipped(reason)
+        current = new if change.new_blob else old
+        if isinstance(current, str):  # the file as it now is (or was, if deleted) is not source
+            self._skipped(current)
             return None
         if isinstance(old, str):
             old = None  # the old side was not source (too large, binary): all of it is new
+        if isinstance(new, str):
+            new = None  # (unreachable: a new side that is not source returned above)
         if old is None and new is None:
             return None
         self.stats["files"] += 1
@@ -129,28 +130,32 @@ class Anchorer:
         old_path = change.old_path or change.path
         events: list[SymbolEvent] = []
         done_old: set[int] = set()
-        for j in sorted(new_touched):
-            i = old_keys.get(_key_of(new, j))
-            if i is None:
-                added.append(Added(change.path, new, j))
-                continue
-            done_old.add(i)
-            kind = change_kind(old, i, new, j)
-            if kind:
-                events.append(SymbolEvent(sha, change.path, new.definitions[j].symbol.name, kind))
-        for i in sorted(old_touched - done_old):
-            j = new_keys.get(_key_of(old, i))
-            if j is None:
-                deleted.append(Deleted(change.path, old_path, old, i))
-                continue
-            kind = change_kind(old, i, new, j)
-            if kind:
-                events.append(SymbolEvent(sha, change.path, new.definitions[j].symbol.name, kind))
+        if new is not None:  # (new_touched is empty without a new side, old_touched without an old)
+            for j in sorted(new_touched):
+                i = old_keys.get(_key_of(new, j))
+                if i is None or old is None:  # (a key matched only when there is an old side)
+                    added.append(Added(change.path, new, j))
+                    continue
+                done_old.add(i)
+                kind = change_kind(old, i, new, j)
+                if kind:
+                    events.append(SymbolEvent(sha, change.path, new.definitions[j].symbol.name,
+                                              kind))
+        if old is not None:
+            for i in sorted(old_touched - done_old):
+                match = new_keys.get(_key_of(old, i))
+                if match is None or new is None:
+                    deleted.append(Deleted(change.path, old_path, old, i))
+                    continue
+                kind = change_kind(old, i, new, match)
+                if kind:
+                    events.append(SymbolEvent(sha, change.path, new.definitions[match].symbol.name,
+                                              kind))
         return events
 
     # -- parsing and the cache ---------------------------------------------------------------
 
-    def _outline(self, sha: str | None, language: str | None, other: Outline | None,
+    def _outline(self, sha: str | None, language: str | None, other: Outline | str | None,
                  ranges: list[tuple[int, int, int, int]], is_new: bool) -> Outline | str | None:
         """The outline of blob ``sha`` (cached), or its skip reason, or None for no blob."""
         if not sha or not supported(language):
@@ -211,10 +216,10 @@ def _rows(hunk) -> tuple[int, int, int, int]:
 def _touched(change: FileChange, old: Outline | None,
              new: Outline | None) -> tuple[set[int], set[int]]:
     """Indices of the innermost definitions covering changed lines, on each side."""
-    everything = not change.hunks or old is None or new is None
     old_set: set[int] = set()
     new_set: set[int] = set()
-    if everything:  # added/deleted file, or no hunk data: every definition is in play
+    if not change.hunks or old is None or new is None:
+        # added/deleted file, or no hunk data: every definition is in play
         if old is not None:
             old_set = set(range(len(old.definitions)))
         if new is not None:

@@ -59,6 +59,8 @@ def reparse_outline(previous: Outline, source: bytes,
     language = previous.language
     try:
         starts = line_starts(source)
+        if previous.tree is None:
+            return parse_outline(source, language)
         edited = edit_tree(previous.tree, previous, source, starts, ranges)
         tree = parse_tree(language, source, edited)
         if tree is None:
@@ -187,9 +189,9 @@ def _match_rows(cursor: QueryCursor, node: Node, found: dict) -> list[int]:
     new_keys = []
     for _, captures in cursor.matches(node):
         kind = def_node = None
-        for key, nodes in captures.items():
-            if key.startswith("definition."):
-                kind, def_node = key[11:], nodes[0]
+        for name, nodes in captures.items():
+            if name.startswith("definition."):
+                kind, def_node = name[11:], nodes[0]
         anchor = captures.get("name") or captures.get("impl.type")
         if def_node is None or not anchor:
             continue
@@ -230,16 +232,17 @@ def _search_regions(query, root: Node, regions: list[tuple[int, int]],
     accepted: set[int] = set()
     kept = []
     for row in rows:
-        node, distance = row[1], 0
+        node: Node | None = row[1].parent
+        distance = 1
         while True:
-            node = node.parent
-            distance += 1
             if node is None:
                 ok = distance - 1 <= SEARCH_DEPTH
                 break
             if node.id in accepted:
                 ok = distance <= SEARCH_DEPTH
                 break
+            node = node.parent
+            distance += 1
         if ok:
             accepted.add(row[1].id)
             kept.append(row)
@@ -318,13 +321,14 @@ def _body_start(node: Node, captures: dict) -> int:
     if explicit:
         return explicit[0].start_byte
     for path in _BODY_PATHS:
-        current = node
+        current: Node | None = node
         for name in path:
-            current = current.child_by_field_name(name)
+            current = current.child_by_field_name(name) if current is not None else None
             if current is None:
                 break
         else:
-            return current.start_byte
+            if current is not None:
+                return current.start_byte
     return node.end_byte
 
 

@@ -18,8 +18,12 @@ formatting-only edits.
 from __future__ import annotations
 
 from bisect import bisect_right
+from typing import TYPE_CHECKING
 
 from whylens.symbols.parse import COMMENT_MARKERS, Outline
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 _WHITESPACE = b" \t\n\r\f\v"
 
@@ -168,7 +172,8 @@ def _walk_tokens(outline: Outline, index: int, start: int, end: int) -> list:
                                      cursor.goto_parent)
     named_stack: list[bool] = []
     while True:
-        current = cursor.node
+        # never None: the cursor only moves between existing nodes (a hot loop: no assert)
+        current: Node = cursor.node  # type: ignore[assignment]
         s, e = current.start_byte, current.end_byte
         if e > start and s < end:
             k = bisect_right(hole_starts, s) - 1  # the last hole starting at or before s

@@ -6,6 +6,8 @@ all give what parsed, or ``[]``. Symbols come outer before inner, in source orde
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from whylens.models import Symbol
 from whylens.symbols.extract import parse_outline
 from whylens.symbols.parse import supported
@@ -22,7 +24,7 @@ def outline(source: bytes, language: str | None) -> list[Symbol]:
     return parse_outline(bytes(source), language).symbols
 
 
-def symbol_at(symbols: list[Symbol], line: int) -> Symbol | None:
+def symbol_at(symbols: Sequence[Symbol], line: int) -> Symbol | None:
     """The innermost symbol whose lines cover the 1-based ``line``, or None."""
     best = None
     for symbol in symbols:
@@ -33,7 +35,7 @@ def symbol_at(symbols: list[Symbol], line: int) -> Symbol | None:
     return best
 
 
-def find(symbols: list[Symbol], name: str) -> Symbol | None:
+def find(symbols: Sequence[Symbol], name: str) -> Symbol | None:
     """The symbol named exactly ``name``, else the only one whose name ends in ``.name``.
 
     ``send`` finds ``Session.send`` when no other ``*.send`` exists; an ambiguous suffix gives

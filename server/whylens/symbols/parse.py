@@ -12,6 +12,7 @@ import logging
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
+from typing import TypeGuard, cast
 
 from tree_sitter import Parser, Point, Query, QueryCursor, Tree
 
@@ -45,9 +46,9 @@ class Definition:
     start_byte: int
     end_byte: int
     body_byte: int  # where the body starts (== end_byte when there is none)
-    parent: int = -1  # index of the enclosing definition
-    scope: str = ""  # the prefix its children get ("Bar" for "impl Foo for Bar")
-    proto: Proto | None = None  # what it was built from (reused by incremental outlines)
+    parent: int  # index of the enclosing definition (-1: none)
+    scope: str  # the prefix its children get ("Bar" for "impl Foo for Bar")
+    proto: Proto  # what it was built from (reused by incremental outlines)
 
 
 @dataclass(slots=True)
@@ -119,7 +120,7 @@ class Outline:
         node = self.tree.root_node.descendant_for_byte_range(start, end) or self.tree.root_node
         cursor = QueryCursor(loaded[2])
         cursor.set_byte_range(start, end)
-        spans = []
+        spans: list[tuple[int, int]] = []
         for nodes in cursor.captures(node).values():
             spans.extend((n.start_byte, n.end_byte) for n in nodes if start <= n.start_byte < end)
         spans.sort()
@@ -172,9 +173,9 @@ def grammar(language: str):
     if language not in LANGUAGES:
         return None
     try:
-        from tree_sitter_language_pack import get_language
+        from tree_sitter_language_pack import SupportedLanguage, get_language
 
-        lang = get_language(language)
+        lang = get_language(cast(SupportedLanguage, language))  # checked: in LANGUAGES
         query_file = f"{QUERY_FILE.get(language, language)}.scm"
         text = resources.files("whylens.symbols").joinpath("queries", query_file).read_text(
             encoding="utf-8")
@@ -186,7 +187,7 @@ def grammar(language: str):
         return None
 
 
-def supported(language: str | None) -> bool:
+def supported(language: str | None) -> TypeGuard[str]:
     return language is not None and grammar(language) is not None
 
 

@@ -1,9 +1,9 @@
-"""Column conversions: the only place that turns one unit of counting into another.
+"""Column conversion from tree-sitter's UTF-8 byte columns to code points.
 
 tree-sitter counts UTF-8 bytes, Python ``str`` counts code points, LSP counts UTF-16 code units.
-WhyLens stores code points everywhere; ``lsp/`` converts to UTF-16 through these functions.
-Columns past the end of the line clamp to its end; a column inside a multi-unit character
-rounds down to that character's start. Invalid UTF-8 counts one code point per replaced byte run,
+WhyLens stores code points everywhere; ``lsp/positions.py`` converts to the client's units with
+pygls's position codec. Columns past the end of the line clamp to its end; a column inside a
+multi-byte character rounds down to that character's start. Invalid UTF-8 counts one code point per replaced byte run,
 exactly as ``bytes.decode("utf-8", "replace")`` does.
 """
 
@@ -25,27 +25,3 @@ def utf8_col_to_str(line: bytes | str, byte_col: int) -> int:
             break
         end -= 1
     return len(raw[:end].decode("utf-8", "replace"))
-
-
-def str_col_to_utf16(line: str, col: int) -> int:
-    """UTF-16 code-unit column of the code-point column ``col`` in ``line``."""
-    if col <= 0:
-        return 0
-    head = line[:col]
-    if head.isascii():
-        return len(head)
-    return len(head.encode("utf-16-le", "surrogatepass")) // 2
-
-
-def utf16_col_to_str(line: str, col: int) -> int:
-    """Code-point column of the UTF-16 code-unit column ``col`` in ``line``."""
-    if col <= 0:
-        return 0
-    if line.isascii():
-        return min(col, len(line))
-    units = 0
-    for index, char in enumerate(line):
-        units += 2 if ord(char) > 0xFFFF else 1
-        if units > col:
-            return index
-    return len(line)

@@ -16,7 +16,9 @@ from whylens.symbols.languages import language_for_path
 SKIP_FILE_REASONS = (
     "too_large", "binary", "minified", "lock_file", "vendored", "generated", "unsupported",
 )
-MAX_SIZE = 1_000_000  # bytes
+# The one "file too big" limit, in bytes: larger files are generated or vendored. The indexer
+# does not anchor them, and nothing else parses or reads them (editor buffers, review heads).
+MAX_SOURCE_BYTES = 1_000_000
 _MAX_AVERAGE_LINE = 200  # bytes per line on average: a bundle, not code people write
 _HEADER_BYTES = 2_000  # where "DO NOT EDIT" / "@generated" headers are looked for
 _BINARY_PROBE = 8_000  # git's own heuristic looks for a NUL in the first 8000 bytes
@@ -67,7 +69,7 @@ def path_skip_reason(path: str, attributes: Attributes = ()) -> str | None:
 def content_skip_reason(path: str, size: int | None, data: bytes | None) -> str | None:
     if size is None and data is not None:
         size = len(data)
-    if size is not None and size > MAX_SIZE:
+    if size is not None and size > MAX_SOURCE_BYTES:
         return "too_large"
     if data is None:
         return None

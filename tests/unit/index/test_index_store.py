@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from whylens.errors import IndexCorruptError, IndexLockedError, IndexMissingError
-from whylens.index.location import default_index_dir
+from whylens.locate import default_index_dir
 from whylens.index.store import PIPELINE_VERSION, IndexStore
 from whylens.models import Claim, Record
 

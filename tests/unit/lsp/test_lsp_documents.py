@@ -49,6 +49,33 @@ def test_symbol_under_cursor(doc, line, column, expected):
     assert (found.name if found else None) == expected
 
 
+DUPLICATE_NAMES = '''\
+class A:
+    @property
+    def name(self):
+        return 1
+
+
+class B:
+    @property
+    def name(self):
+        return 2
+'''
+
+
+@pytest.mark.parametrize("column", [8, 10, 12], ids=["start", "inside", "end"])
+def test_a_cursor_anywhere_on_the_name_including_its_end(column):
+    """Editors put the cursor after the last character; here nothing else can rescue the lookup
+    (the decorator line starts the definition, and the short name is not unique)."""
+    ws = RepoWorkspace("file:///r", Path("/r"), Path("/r/.git"), Path("/idx"))
+    symbols = tuple(outline(DUPLICATE_NAMES.encode(), "python"))
+    doc = Document("file:///r/d.py", ws, "d.py", DUPLICATE_NAMES, DUPLICATE_NAMES.splitlines(True),
+                   "python", symbols)
+    found = doc.symbol_under_cursor(3, column)
+    assert found is not None and found.name == "A.name"
+    assert doc.symbol_under_cursor(3, 13) is None  # past the name: "(" is not part of it
+
+
 def test_innermost_and_by_name(doc):
     assert doc.innermost(3).name == "Session.send"
     assert doc.innermost(7) is None

@@ -3,24 +3,8 @@
 from __future__ import annotations
 
 
-import pytest
-
-from whylens.errors import NotARepositoryError
-from whylens.index.location import default_index_dir
-from whylens.lsp.workspaces import RepoWorkspace, Workspaces, find_repository, head_signature, index_dir_for
-
-
-def test_find_repository_from_a_subfolder(make_repo):
-    repo = make_repo()
-    repo.commit("first", {"pkg/a.py": "x = 1\n"})
-    root, git_dir = find_repository(repo.root / "pkg")
-    assert root == repo.root.resolve()
-    assert git_dir == (repo.root / ".git").resolve()
-
-
-def test_a_plain_folder_is_not_a_repository(tmp_path):
-    with pytest.raises(NotARepositoryError):
-        find_repository(tmp_path)
+from whylens.locate import RepoLocation, default_index_dir
+from whylens.lsp.workspaces import RepoWorkspace, Workspaces, head_signature, index_dir_for
 
 
 def test_head_signature_changes_with_a_commit_and_a_branch_switch(make_repo):
@@ -40,15 +24,14 @@ def test_head_signature_changes_with_a_commit_and_a_branch_switch(make_repo):
 
 def test_index_dir_choices(tmp_path):
     root = tmp_path / "proj"
-    assert index_dir_for(root, str(tmp_path / "ix"), None, several=False) == tmp_path / "ix"
-    several = index_dir_for(root, str(tmp_path / "ix"), None, several=True)
+    where = RepoLocation(root, root / ".git", False, default_index_dir(root))
+    assert index_dir_for(where, str(tmp_path / "ix"), several=False) == tmp_path / "ix"
+    several = index_dir_for(where, str(tmp_path / "ix"), several=True)
     assert several.parent == tmp_path / "ix" and several.name.startswith("proj-")
-    storage = index_dir_for(root, None, str(tmp_path / "st"), several=False)
-    assert storage.parent == tmp_path / "st" / "whylens-index"
-    assert index_dir_for(root, None, None, several=False) == default_index_dir(root)
+    assert index_dir_for(where, None, several=False) == default_index_dir(root)
     # Never inside the repository (read-only), never relative to wherever the server runs.
-    assert index_dir_for(root, "ix", None, several=False) == default_index_dir(root)
-    assert index_dir_for(root, str(root / ".cache"), None, several=False) == default_index_dir(root)
+    assert index_dir_for(where, "ix", several=False) == default_index_dir(root)
+    assert index_dir_for(where, str(root / ".cache"), several=False) == default_index_dir(root)
 
 
 def test_for_path_picks_the_innermost_and_refuses_outside(tmp_path):

@@ -72,8 +72,8 @@ def test_import_github_coalesces_and_gives_provider_edges(indexed, index_dir, tm
         issue(50, "Adapter call is odd", "The adapter call looks wrong."),
     ]))
     (export / "pulls.json").write_text(json.dumps([pull(34, "Pass the session timeout", "Fixes #12", fix)]))
-    (export / "comments.json").write_text(json.dumps([comment(12, "It hangs because no socket "
-                                                               "timeout is set by default.", "m", "2023-11-02T10:00:00Z")]))
+    (export / "comments.json").write_text(json.dumps([comment(
+        12, "It hangs because no socket timeout is set by default.", "m", "2023-11-02T10:00:00Z")]))
     where = ["--repo", str(repo.root), "--index-dir", str(index_dir)]
     code, out, _ = run(capsys, "records", "import-github", str(export), "--json", *where)
     assert code == 0 and json.loads(out)["records"] == 2

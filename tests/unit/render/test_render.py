@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 
 from whylens.history.links import WebLinks
-from whylens.models import Claim, HistoryEntry, Hit, Pitfall, Record, Story, Symbol, Unit
+from whylens.models import Claim, HistoryEntry, KnowledgeCounts, Pitfall, Record, Story, Symbol, Unit
 from whylens.render.cards import hover_card, rationale, story_json
 from whylens.render.diagnostics import pitfall_link, pitfall_message
 from whylens.render.hits import to_json
 from whylens.render.lens import lens_title
+from whylens.retrieval.search import SearchResult, to_hit
 
 LINKS = WebLinks.from_remote("git@github.com:acme/shop.git")
 SHA = [f"{i:x}" * 40 for i in range(1, 10)]
@@ -98,10 +99,10 @@ def test_rationale_has_everything_and_honest_empty_story():
 
 
 def test_lens_titles():
-    assert lens_title((2, 1, 7)) == "why: 2 decisions · 1 pitfall · changed 7×"
-    assert lens_title((0, 0, 1)) == "why: changed 1×"
-    assert lens_title({"records": 1, "pitfalls": 2, "changes": 0}) == "why: 1 decision · 2 pitfalls"
-    assert lens_title((0, 0, 0)) == "why: no recorded history"
+    assert lens_title(KnowledgeCounts(2, 1, 7)) == "why: 2 decisions · 1 pitfall · changed 7×"
+    assert lens_title(KnowledgeCounts(0, 0, 1)) == "why: changed 1×"
+    assert lens_title(KnowledgeCounts(records=1, pitfalls=2, changes=0)) == "why: 1 decision · 2 pitfalls"
+    assert lens_title(KnowledgeCounts(0, 0, 0)) == "why: no recorded history"
 
 
 def test_pitfall_message_and_link():
@@ -119,24 +120,43 @@ def test_pitfall_message_and_link():
     assert "by Fall back to DEFAULT_TIMEOUT" in rec
 
 
-class _Result:
-    def __init__(self, hits, abstained=False):
-        self.query, self.abstained, self.hits = "pool deadlock", abstained, hits
-
-
 def test_search_json_exact_shape():
     unit = _unit(2, "pattern", "deadlock when the pool is exhausted", pr=12)
-    hit = Hit(id="abc", type="fact", title="t", content="c", score=1.23456, commit=SHA[1],
-              author="A", date="2024-01-01T00:00:00+00:00", files=("a.py",), symbols=("f",),
-              extra={"pr": None})
-    out = to_json(_Result([hit, (unit, 2.5), (RECORD, 3.0)]), LINKS)
+    plain = _unit(1, "fact", "the pool is bounded")
+    hits = [to_hit(plain, 1.23456, LINKS), to_hit(unit, 2.5, LINKS), to_hit(RECORD, 3.0, LINKS)]
+    out = to_json(SearchResult("pool deadlock", False, hits))
     assert set(out) == {"query", "abstained", "results"}
     keys = {"id", "type", "title", "content", "score", "commit", "author", "date", "files",
             "symbols", "source", "url"}
     assert all(set(r) == keys for r in out["results"])
     assert out["results"][0]["url"] == f"https://github.com/acme/shop/commit/{SHA[1]}"
+    assert out["results"][0]["score"] == 1.2346
     assert out["results"][1]["url"].endswith("/pull/12") and out["results"][1]["commit"] == SHA[2]
     assert out["results"][2]["type"] == "decision" and out["results"][2]["url"].endswith("/pull/15")
     assert all(re.fullmatch(r"[0-9a-f]{40}", r["commit"]) for r in out["results"])
-    offline = to_json(_Result([], abstained=True), None)
+    offline = to_json(SearchResult("pool deadlock", True, []))
     assert offline == {"query": "pool deadlock", "abstained": True, "results": []}
+
+
+ISSUE = Record(id="issue-7", kind="issue", number=7, title="Hangs", partner=9,
+               fixing_commits=(SHA[5],))
+
+
+def test_one_link_rule_in_search_hover_rationale_diagnostics_and_why_json():
+    """An issue record links to its issue (not its partner PR) everywhere; a unit to its PR;
+    a record without a number to its fixing commit; a record's own url wins."""
+    issue_url = "https://github.com/acme/shop/issues/7"
+    assert to_hit(ISSUE, 1.0, LINKS).url == issue_url
+    story = _story(records=(ISSUE,), outcomes=())
+    assert f"]({issue_url})" in hover_card(story, LINKS)
+    assert f"]({issue_url})" in rationale(story, LINKS)
+    assert pitfall_link(Pitfall(ISSUE, 0.9, "x"), LINKS) == issue_url
+    assert story_json(story, LINKS)["records"][0]["url"] == issue_url
+    with_pr = _unit(4, "fact", "Every call to send must carry a timeout.", pr=15)
+    assert story_json(_story(units=(with_pr,)), LINKS)["units"][0]["url"].endswith("/pull/15")
+    assert to_hit(with_pr, 1.0, LINKS).url.endswith("/pull/15")
+    bare = Record(id="commit-abc", kind="commit", number=None, title="t", fixing_commits=(SHA[3],))
+    assert to_hit(bare, 1.0, LINKS).url == f"https://github.com/acme/shop/commit/{SHA[3]}"
+    own = Record(id="issue-8", kind="issue", number=8, title="t", url="https://tracker/8")
+    assert to_hit(own, 1.0, None).url == "https://tracker/8"
+    assert to_hit(ISSUE, 1.0, None).url is None  # no web host known: no url

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 
 import pytest
 
 from whylens.index.store import IndexStore
 from whylens.models import Claim, Commit, Record, Unit
-from whylens.retrieval.search import GATE, SearchResult, search
+from whylens.retrieval.search import GATE, SearchResult, coverage, search
 
 # (type, title, content, files, symbols): shaped like units mined from requests' history.
 CORPUS = [
@@ -115,7 +116,7 @@ def test_hits_carry_provenance_and_links(reader):
     assert record.type == "decision" and record.source == "pr" and record.commit == sha(1)
     assert record.url == "https://example.com/pull/42" and record.author == "Grace Hopper"
     unit = search(reader, "stream large downloads iter_content", k=1, links=Links()).hits[0]
-    assert unit.url == f"https://example.com/c/{sha(1)}" and unit.extra["pr"] == 101
+    assert unit.url == "https://example.com/pull/101"  # a unit links to its PR when it has one
     assert unit.files == ("requests/models.py",) and unit.symbols == ("Response.iter_content",)
     assert search(reader, "stream large downloads").hits[0].url is None  # no links: no url
 
@@ -125,6 +126,34 @@ def test_a_second_unit_of_the_same_commit_is_discounted(reader):
     assert hits[0].commit == sha(0)
     same = [h for h in hits if h.commit == sha(0)]
     assert len(same) == 2  # both are still shown, the second one lower
+
+
+def test_each_further_hit_of_a_commit_keeps_four_fifths_of_its_score(reader):
+    """The same-commit discount: the n-th extra hit of one commit scores 0.8**n of its raw score."""
+    query = "connection pool redirect leak released"
+    raw = {item.id: score for item, score in reader.search(query, k=30)}
+    hits = search(reader, query, k=10, gate=0.0).hits
+    repeats: Counter[str] = Counter()
+    for hit in hits:
+        assert hit.score == pytest.approx(raw[hit.id] * 0.8 ** repeats[hit.commit]), hit.id
+        repeats[hit.commit] += 1
+    assert repeats[sha(0)] == 2  # the case the discount exists for is in the list
+
+
+@pytest.mark.parametrize("query", [
+    "connection pool exhausted after redirect", "can the timeout be a tuple of connect and read",
+    "proxy authorization dropped on redirect", "redirect", "cookies sent to another domain",
+])
+def test_confidence_is_coverage_times_half_plus_half_margin(reader, query):
+    """The gate's formula (module docstring; GATE was calibrated with it, bench/calibrate_gate.py):
+    changing its weights must fail here, not silently move every threshold."""
+    result = search(reader, query, k=50, gate=0.0)
+    top = result.hits[0]
+    runner_up = next((h.score for h in result.hits[1:] if h.commit != top.commit), 0.0)
+    margin = (top.score - runner_up) / top.score
+    item = reader.unit(top.id) or reader.record(top.id)
+    assert result.confidence == pytest.approx(coverage(reader, query, item) * (0.5 + 0.5 * margin))
+    assert GATE == 0.35  # recalibrate (bench/calibrate_gate.py) before changing it
 
 
 def test_filters_pass_through(reader):

@@ -1,21 +1,20 @@
-"""Column conversions with emoji (4 UTF-8 bytes, 2 UTF-16 units) and accented letters."""
+"""Byte → code-point columns with emoji (4 UTF-8 bytes, 2 UTF-16 units) and accented letters."""
 
 from __future__ import annotations
 
 import pytest
 
 from whylens.symbols.outline import outline
-from whylens.symbols.positions import str_col_to_utf16, utf16_col_to_str, utf8_col_to_str
+from whylens.symbols.positions import utf8_col_to_str
 
 LINE = 'x = "😀é"; call(y)'  # 😀: 4 bytes / 2 units; é: 2 bytes / 1 unit
 
 
 @pytest.mark.parametrize("str_col", range(len(LINE) + 1))
-def test_round_trips_through_bytes_and_utf16(str_col):
+def test_round_trips_through_bytes(str_col):
     byte_col = len(LINE[:str_col].encode("utf-8"))
     assert utf8_col_to_str(LINE.encode("utf-8"), byte_col) == str_col
     assert utf8_col_to_str(LINE, byte_col) == str_col  # str input is accepted too
-    assert utf16_col_to_str(LINE, str_col_to_utf16(LINE, str_col)) == str_col
 
 
 def test_known_columns():
@@ -24,8 +23,6 @@ def test_known_columns():
     assert call == 10
     assert raw.index(b"call") == 14  # 3 extra bytes for the emoji, 1 for é
     assert utf8_col_to_str(raw, 14) == 10
-    assert str_col_to_utf16(LINE, 10) == 11  # the emoji is a surrogate pair
-    assert utf16_col_to_str(LINE, 11) == 10
 
 
 def test_inside_a_character_rounds_down_and_past_the_end_clamps():
@@ -33,16 +30,12 @@ def test_inside_a_character_rounds_down_and_past_the_end_clamps():
     emoji_start = raw.index("😀".encode("utf-8"))
     for inside in range(emoji_start + 1, emoji_start + 4):
         assert utf8_col_to_str(raw, inside) == LINE.index("😀")
-    emoji16 = str_col_to_utf16(LINE, LINE.index("😀"))
-    assert utf16_col_to_str(LINE, emoji16 + 1) == LINE.index("😀")  # between the surrogates
     assert utf8_col_to_str(raw, 10_000) == len(LINE)
-    assert utf16_col_to_str(LINE, 10_000) == len(LINE)
-    assert utf8_col_to_str(raw, -3) == 0 and str_col_to_utf16(LINE, 0) == 0
+    assert utf8_col_to_str(raw, -3) == 0
 
 
 def test_ascii_and_invalid_utf8():
     assert utf8_col_to_str(b"plain text", 5) == 5
-    assert utf16_col_to_str("plain", 3) == 3
     bad = b"\xff\xfeab"  # two invalid bytes decode to two replacement characters
     assert utf8_col_to_str(bad, 3) == len(bad[:3].decode("utf-8", "replace"))
 
@@ -64,4 +57,4 @@ def test_symbol_after_an_emoji_on_the_same_line():
     line = source.decode("utf-8")
     assert symbol.name == "après"
     assert line[symbol.name_col:symbol.name_end_col] == "après"
-    assert str_col_to_utf16(line, symbol.name_col) == symbol.name_col + 2
+    assert len(line[:symbol.name_col].encode("utf-16-le")) // 2 == symbol.name_col + 2  # in LSP units

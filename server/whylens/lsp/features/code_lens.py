@@ -4,54 +4,76 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any, ClassVar
 
 from lsprotocol import types
 
 from whylens.lsp import positions, protocol
+from whylens.lsp.documents import Document
 from whylens.lsp.guard import guarded
-from whylens.lsp.server import WhyLensServer
-from whylens.models import Symbol
+from whylens.lsp.server import Feature, WhyLensServer
+from whylens.lsp.workspaces import RepoWorkspace
+from whylens.models import KnowledgeCounts, Symbol
 from whylens.render.cards import rationale
 from whylens.render.lens import lens_title
 from whylens.retrieval.why import symbol_story
 
 log = logging.getLogger(__name__)
 
+COUNTS_CACHE_SIZE = 32  # files whose knowledge counts are kept (per index generation)
 
-def has_knowledge(counts) -> bool:
+
+def has_knowledge(counts: KnowledgeCounts | None) -> bool:
     """A lens only where there is a decision record or a pitfall/constraint, not mere churn."""
-    return bool(counts) and (counts[0] > 0 or counts[1] > 0)
+    return counts is not None and (counts.records > 0 or counts.pitfalls > 0)
 
 
-def register(server: WhyLensServer) -> None:
-    cache: dict[tuple, dict] = {}  # (root, reader generation, path) → knowledge_counts(path)
+class CodeLensFeature(Feature):
+    """Owns the knowledge-counts cache that the lens pass fills and ``codeLens/resolve`` reads."""
 
-    def counts_for(doc) -> dict:
+    name: ClassVar[str] = "code_lens"
+
+    def __init__(self, server: WhyLensServer) -> None:
+        super().__init__(server)
+        # (root, reader generation, path) → knowledge_counts(path)
+        self.counts_cache: OrderedDict[tuple[Path, int, str], dict[str, KnowledgeCounts]] = \
+            OrderedDict()
+
+    def register(self) -> None:
+        server = self.server
+        server.feature(types.TEXT_DOCUMENT_CODE_LENS,
+                       types.CodeLensOptions(resolve_provider=True))(guarded(self.code_lens))
+        server.feature(types.CODE_LENS_RESOLVE)(guarded(self.resolve))
+        server.command(protocol.CMD_EXPLAIN_SYMBOL)(guarded(self.explain_symbol))
+
+    def counts_for(self, doc: Document) -> dict[str, KnowledgeCounts]:
         """One knowledge_counts per file and index generation: resolve reuses the lens pass's."""
+        assert doc.ws.reader is not None
         key = (doc.ws.root, doc.ws.generation, doc.path)
-        if key not in cache:
-            if len(cache) >= 32:
-                cache.pop(next(iter(cache)))
-            cache[key] = doc.ws.reader.knowledge_counts(doc.path)
-        return cache[key]
+        if key not in self.counts_cache:
+            if len(self.counts_cache) >= COUNTS_CACHE_SIZE:
+                self.counts_cache.popitem(last=False)
+            self.counts_cache[key] = doc.ws.reader.knowledge_counts(doc.path)
+        return self.counts_cache[key]
 
-    def refresh(ws) -> None:
+    def index_updated(self, ws: RepoWorkspace) -> None:
         """New knowledge may put lenses above symbols that had none: ask the client to re-ask."""
-        caps = server.client_capabilities.workspace
+        caps = self.server.client_capabilities.workspace
         if caps and caps.code_lens and caps.code_lens.refresh_support:
-            server.workspace_code_lens_refresh(None)
+            self.server.workspace_code_lens_refresh(None)
 
-    server.on_index_updated.append(refresh)
+    # ---- handlers ---------------------------------------------------------------------------
 
-    @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=True))
-    @guarded
-    def code_lens(ls: WhyLensServer, params: types.CodeLensParams) -> list[types.CodeLens] | None:
+    def code_lens(self, params: types.CodeLensParams) -> list[types.CodeLens] | None:
+        ls = self.server
         if not ls.settings.code_lens.enabled:
             return None
         doc = ls.documents.get(params.text_document.uri)
         if doc is None or doc.ws.reader is None or not doc.symbols:
             return None
-        counts = counts_for(doc)
+        counts = self.counts_for(doc)
         codec = ls.workspace.position_codec
         return [
             types.CodeLens(range=positions.name_range(codec, doc.lines, symbol),
@@ -59,24 +81,21 @@ def register(server: WhyLensServer) -> None:
             for symbol in doc.symbols if has_knowledge(counts.get(symbol.name))
         ]
 
-    @server.feature(types.CODE_LENS_RESOLVE)
-    @guarded
-    def resolve(ls: WhyLensServer, lens: types.CodeLens) -> types.CodeLens:
+    def resolve(self, lens: types.CodeLens) -> types.CodeLens:
         data = lens.data if isinstance(lens.data, dict) else {}
         uri, name = data.get("uri"), data.get("symbol")
         title = "why"
-        doc = ls.documents.get(uri)  # None for a bad or foreign uri
+        doc = self.server.documents.get(uri) if isinstance(uri, str) else None  # None: bad uri
         if doc is not None and doc.ws.reader is not None and isinstance(name, str):
-            counts = counts_for(doc).get(name)
+            counts = self.counts_for(doc).get(name)
             if counts:
                 title = lens_title(counts)
         lens.command = types.Command(title=title, command=protocol.CMD_EXPLAIN_SYMBOL,
                                      arguments=[uri, name])
         return lens
 
-    @server.command(protocol.CMD_EXPLAIN_SYMBOL)
-    @guarded
-    def explain_symbol(ls: WhyLensServer, *args) -> str | None:
+    def explain_symbol(self, *args: Any) -> str | None:
+        ls = self.server
         uri, name, position = _explain_args(args, ls)
         if uri is None:
             log.warning("%s expects [uri, symbol] or [{uri, symbol | position}], got %r",
@@ -97,7 +116,7 @@ def register(server: WhyLensServer) -> None:
         return rationale(story, doc.ws.links) if story.known else None
 
 
-def _explain_args(args: tuple, ls: WhyLensServer
+def _explain_args(args: tuple[object, ...], ls: WhyLensServer
                   ) -> tuple[str | None, str | None, types.Position | None]:
     """``[uri, symbol]`` (the lens form) or ``[{uri | path, symbol?, position?}]`` (the client's
     form; ``path`` is relative to the first repository)."""

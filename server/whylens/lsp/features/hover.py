@@ -3,20 +3,25 @@
 from __future__ import annotations
 
 import time
+from typing import ClassVar
 
 from lsprotocol import types
 
 from whylens.lsp import positions
 from whylens.lsp.guard import guarded
-from whylens.lsp.server import WhyLensServer
+from whylens.lsp.server import Feature
 from whylens.render.cards import hover_card
 from whylens.retrieval.why import symbol_story
 
 
-def register(server: WhyLensServer) -> None:
-    @server.feature(types.TEXT_DOCUMENT_HOVER)
-    @guarded
-    def hover(ls: WhyLensServer, params: types.HoverParams) -> types.Hover | None:
+class HoverFeature(Feature):
+    name: ClassVar[str] = "hover"
+
+    def register(self) -> None:
+        self.server.feature(types.TEXT_DOCUMENT_HOVER)(guarded(self.hover))
+
+    def hover(self, params: types.HoverParams) -> types.Hover | None:
+        ls = self.server
         if not ls.settings.hover.enabled:
             return None
         doc = ls.documents.get(params.text_document.uri)

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import logging
+from typing import Any, ClassVar
 
 from lsprotocol import types
+from pygls.uris import to_fs_path
 
 from whylens.lsp import protocol
 from whylens.lsp.guard import guarded
 from whylens.lsp.indexer import IndexManager
-from whylens.lsp.server import WhyLensServer
+from whylens.lsp.server import Feature, WhyLensServer
+from whylens.lsp.workspaces import RepoWorkspace
 
 log = logging.getLogger(__name__)
 
@@ -17,62 +20,74 @@ WATCHER_REGISTRATION_ID = "whylens-git-refs"
 GIT_GLOBS = ("**/.git/HEAD", "**/.git/refs/**", "**/.git/packed-refs")
 
 
-def register(server: WhyLensServer) -> None:
-    manager = IndexManager(server)
-    server.index_manager = manager
+class IndexingFeature(Feature):
+    """Owns the index runs (``IndexManager``): one child process per repository at a time."""
 
-    async def ready() -> None:
-        for ws in server.workspaces.items:
-            manager.start(ws)
-        await _watch_git(server)
+    name: ClassVar[str] = "indexing"
 
-    server.on_ready.append(ready)
+    def __init__(self, server: WhyLensServer) -> None:
+        super().__init__(server)
+        self.manager = IndexManager(server)
 
-    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    @guarded
-    def watched_files_changed(ls: WhyLensServer, params: types.DidChangeWatchedFilesParams):
-        if not ls.settings.index.auto_update:
+    def register(self) -> None:
+        self.server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(
+            guarded(self.watched_files_changed))
+        self.server.command(protocol.CMD_REINDEX)(guarded(self.reindex))
+
+    # ---- hooks ------------------------------------------------------------------------------
+
+    async def ready(self) -> None:
+        for ws in self.server.workspaces.items:
+            self.manager.start(ws)
+        await self._watch_git()
+
+    def folder_added(self, ws: RepoWorkspace) -> None:
+        self.manager.start(ws)
+
+    def folder_removed(self, ws: RepoWorkspace) -> None:
+        self.manager.stop(ws)
+
+    def shutdown(self) -> None:
+        self.manager.shutdown()
+
+    # ---- handlers ---------------------------------------------------------------------------
+
+    def watched_files_changed(self, params: types.DidChangeWatchedFilesParams) -> None:
+        if not self.server.settings.index.auto_update:
             return
-        for ws in ls.workspaces.items:
-            if any(_under_git_dir(change.uri, ws) for change in params.changes) and manager.changed(ws):
+        for ws in self.server.workspaces.items:
+            if (any(_under_git_dir(change.uri, ws) for change in params.changes)
+                    and self.manager.changed(ws)):
                 log.info("%s: refs changed; updating the index", ws.name)
-                manager.request(ws)
+                self.manager.request(ws)
 
-    @server.command(protocol.CMD_REINDEX)
-    @guarded
-    def reindex(ls: WhyLensServer, *args):
+    def reindex(self, *args: Any) -> None:
+        """``[]``: every repository; ``[folderUri]``: the one that folder (or file) is in."""
         target = args[0] if args and isinstance(args[0], str) else None
-        chosen = [ls.resolve_workspace(target)] if target else list(ls.workspaces.items)
+        chosen = [self.server.resolve_workspace(target)] if target else self.server.workspaces.items
         for ws in chosen:
             if ws is not None:
-                manager.start(ws)
-        return None
+                self.manager.start(ws)
 
-    @server.feature(types.SHUTDOWN)
-    def shutdown(ls: WhyLensServer, *args):
-        manager.shutdown()
-
-
-async def _watch_git(server: WhyLensServer) -> None:
-    """Ask the client to watch git refs, when it can register watchers dynamically."""
-    caps = server.client_capabilities.workspace
-    watched = caps.did_change_watched_files if caps else None
-    if not (watched and watched.dynamic_registration) or not server.workspaces.items:
-        log.info("client cannot watch files; polling HEAD instead")
-        return
-    options = types.DidChangeWatchedFilesRegistrationOptions(watchers=[
-        types.FileSystemWatcher(glob_pattern=glob) for glob in GIT_GLOBS])
-    try:
-        await server.client_register_capability_async(types.RegistrationParams(registrations=[
-            types.Registration(id=WATCHER_REGISTRATION_ID,
-                               method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                               register_options=options)]))
-    except Exception as exc:  # polling still covers it
-        log.info("file watcher registration refused: %s", exc)
+    async def _watch_git(self) -> None:
+        """Ask the client to watch git refs, when it can register watchers dynamically."""
+        server = self.server
+        caps = server.client_capabilities.workspace
+        watched = caps.did_change_watched_files if caps else None
+        if not (watched and watched.dynamic_registration) or not server.workspaces.items:
+            log.info("client cannot watch files; polling HEAD instead")
+            return
+        options = types.DidChangeWatchedFilesRegistrationOptions(watchers=[
+            types.FileSystemWatcher(glob_pattern=glob) for glob in GIT_GLOBS])
+        try:
+            await server.client_register_capability_async(types.RegistrationParams(registrations=[
+                types.Registration(id=WATCHER_REGISTRATION_ID,
+                                   method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                                   register_options=options)]))
+        except Exception as exc:  # polling still covers it
+            log.info("file watcher registration refused: %s", exc)
 
 
-def _under_git_dir(uri: str, ws) -> bool:
-    from pygls.uris import to_fs_path
-
+def _under_git_dir(uri: str, ws: RepoWorkspace) -> bool:
     path = to_fs_path(uri) if isinstance(uri, str) else None
-    return bool(path) and (path.startswith(str(ws.git_dir)) or "/.git/" in path)
+    return path is not None and (path.startswith(str(ws.git_dir)) or "/.git/" in path)

@@ -4,12 +4,15 @@
 from __future__ import annotations
 
 import logging
+from typing import Any, ClassVar
 
 from lsprotocol import types
 
+from whylens.history.links import WebLinks
 from whylens.lsp import protocol
 from whylens.lsp.guard import guarded
-from whylens.lsp.server import WhyLensServer
+from whylens.lsp.server import Feature, WhyLensServer
+from whylens.lsp.workspaces import RepoWorkspace
 from whylens.models import Pitfall, Unit
 from whylens.render.diagnostics import pitfall_message
 from whylens.retrieval.citations import item_url
@@ -21,7 +24,7 @@ DIAGNOSTIC_CODE = "known-pitfall"
 SOURCE = "whylens"
 
 
-def pitfall_data(pitfall: Pitfall, links) -> dict:
+def pitfall_data(pitfall: Pitfall, links: WebLinks | None) -> dict[str, Any]:
     item = pitfall.item
     kind = item.type if isinstance(item, Unit) else "decision"
     fix = pitfall.fix
@@ -32,48 +35,72 @@ def pitfall_data(pitfall: Pitfall, links) -> dict:
     }
 
 
-def register(server: WhyLensServer) -> None:
-    published: set[str] = set()  # URIs that currently carry WhyLens hints
-    reported: dict[str, object] = {}  # uri → the last errorsChanged params, re-matched on updates
+class PitfallFeature(Feature):
+    """Owns the errors each document reported (re-matched after every index run) and the set of
+    documents that carry WhyLens hints."""
 
-    def publish(ls: WhyLensServer, uri: str, diagnostics: list[types.Diagnostic]) -> None:
-        if not diagnostics and uri not in published:
-            return
-        ls.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics))
-        (published.add if diagnostics else published.discard)(uri)
+    name: ClassVar[str] = "pitfalls"
 
-    def rematch(ws) -> None:
+    def __init__(self, server: WhyLensServer) -> None:
+        super().__init__(server)
+        self.published: set[str] = set()  # URIs that currently carry WhyLens hints
+        self.reported: dict[str, protocol.ErrorsChangedParams] = {}  # uri → its last report
+
+    def register(self) -> None:
+        server = self.server
+        server.feature(protocol.ERRORS_CHANGED)(guarded(self.errors_changed))
+        server.feature(types.TEXT_DOCUMENT_DID_CLOSE)(guarded(self.closed))
+        server.feature(protocol.EXPLAIN_ERROR)(guarded(self.explain))
+
+    def index_updated(self, ws: RepoWorkspace) -> None:
         """Errors reported before the index knew enough get their hints once it does."""
-        for params in list(reported.values()):
-            doc = server.documents.get(params.uri)
+        for params in list(self.reported.values()):
+            doc = self.server.documents.get(params.uri)
             if doc is not None and doc.ws is ws:
-                match(server, params)
+                self.match(params)
 
-    server.on_index_updated.append(rematch)
+    # ---- handlers ---------------------------------------------------------------------------
 
-    @server.feature(protocol.ERRORS_CHANGED)
-    @guarded
-    def errors_changed(ls: WhyLensServer, raw) -> None:
+    def errors_changed(self, raw: Any) -> None:
         params = protocol.parse_params(raw, protocol.ErrorsChangedParams)
         if params.errors:
-            reported[params.uri] = params
+            self.reported[params.uri] = params
         else:
-            reported.pop(params.uri, None)
-        match(ls, params)
+            self.reported.pop(params.uri, None)
+        self.match(params)
 
-    def match(ls: WhyLensServer, params) -> None:
-        doc = ls.documents.get(params.uri) if ls.settings.pitfalls.enabled else None
+    def closed(self, params: types.DidCloseTextDocumentParams) -> None:
+        self.reported.pop(params.text_document.uri, None)
+        self.publish(params.text_document.uri, [])  # hints live only while the editor shows them
+
+    def explain(self, raw: Any) -> dict[str, Any] | None:
+        params = protocol.parse_params(raw, protocol.ExplainErrorParams)
+        ws = self.server.resolve_workspace(params.uri)
+        if ws is None or ws.reader is None:
+            return None
+        pitfalls = explain_error(ws.reader, params.text)
+        return {
+            "count": len(pitfalls),
+            "pitfalls": [pitfall_data(p, ws.links) for p in pitfalls],
+            "markdown": "\n\n".join(f"- {pitfall_message(p, ws.links)}" for p in pitfalls),
+        }
+
+    # ---- matching ---------------------------------------------------------------------------
+
+    def match(self, params: protocol.ErrorsChangedParams) -> None:
+        """Publish the hints for one document's reported errors (or clear them)."""
+        settings = self.server.settings.pitfalls
+        doc = self.server.documents.get(params.uri) if settings.enabled else None
         if doc is None or doc.ws.reader is None or not params.errors:
-            publish(ls, params.uri, [])
+            self.publish(params.uri, [])
             return
         errors = [{"line": e.range.start.line + 1, "message": e.message, "source": e.source,
                    "code": e.code} for e in params.errors]
         pitfalls = match_errors(doc.ws.reader, doc.path, doc.text, errors,
-                                cap=ls.settings.pitfalls.max_per_file, symbols=doc.symbols)
+                                cap=settings.max_per_file, symbols=doc.symbols)
         by_line = {e.range.start.line + 1: e for e in reversed(params.errors)}
         diagnostics = []
-        for pitfall in pitfalls[: ls.settings.pitfalls.max_per_file]:
+        for pitfall in pitfalls[: settings.max_per_file]:
             error = by_line.get(pitfall.line) if pitfall.line else None
             if error is None:  # never a hint on a line without an error
                 continue
@@ -85,24 +112,11 @@ def register(server: WhyLensServer) -> None:
                 message=pitfall_message(pitfall, doc.ws.links),
                 data={"id": pitfall.item.id},
             ))
-        publish(ls, params.uri, diagnostics)
+        self.publish(params.uri, diagnostics)
 
-    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
-    @guarded
-    def closed(ls: WhyLensServer, params: types.DidCloseTextDocumentParams) -> None:
-        reported.pop(params.text_document.uri, None)
-        publish(ls, params.text_document.uri, [])  # hints live only while the editor shows them
-
-    @server.feature(protocol.EXPLAIN_ERROR)
-    @guarded
-    def explain(ls: WhyLensServer, raw) -> dict | None:
-        params = protocol.parse_params(raw, protocol.ExplainErrorParams)
-        ws = ls.resolve_workspace(params.uri)
-        if ws is None or ws.reader is None:
-            return None
-        pitfalls = explain_error(ws.reader, params.text)
-        return {
-            "count": len(pitfalls),
-            "pitfalls": [pitfall_data(p, ws.links) for p in pitfalls],
-            "markdown": "\n\n".join(f"- {pitfall_message(p, ws.links)}" for p in pitfalls),
-        }
+    def publish(self, uri: str, diagnostics: list[types.Diagnostic]) -> None:
+        if not diagnostics and uri not in self.published:
+            return
+        self.server.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics))
+        (self.published.add if diagnostics else self.published.discard)(uri)

@@ -8,10 +8,12 @@ import json
 import logging
 import sys
 import time
+from typing import Any, ClassVar
 
+from whylens.history.links import WebLinks
 from whylens.lsp import positions, protocol
 from whylens.lsp.guard import guarded
-from whylens.lsp.server import WhyLensServer
+from whylens.lsp.server import Feature
 from whylens.models import Story
 from whylens.render.cards import rationale
 from whylens.render.hits import to_json
@@ -23,7 +25,7 @@ log = logging.getLogger(__name__)
 REVIEW_TIMEOUT_S = 120
 
 
-def story_data(story: Story, links) -> dict:
+def story_data(story: Story, links: WebLinks | None) -> dict[str, Any]:
     """The story as JSON-able data, plus its full rationale as markdown."""
     data = dataclasses.asdict(story)
     data["known"] = story.known
@@ -31,22 +33,29 @@ def story_data(story: Story, links) -> dict:
     return data
 
 
-def register(server: WhyLensServer) -> None:
-    @server.feature(protocol.SEARCH)
-    @guarded
-    def search_request(ls: WhyLensServer, raw) -> dict | None:
+class RequestsFeature(Feature):
+    """WhyLens's own requests; stateless (the review runs in a child process)."""
+
+    name: ClassVar[str] = "requests"
+
+    def register(self) -> None:
+        server = self.server
+        server.feature(protocol.SEARCH)(guarded(self.search_request))
+        server.feature(protocol.WHY)(guarded(self.why_request))
+        server.feature(protocol.PR_SUGGESTIONS)(guarded(self.pr_suggestions))
+
+    def search_request(self, raw: Any) -> dict[str, Any] | None:
         params = protocol.parse_params(raw, protocol.SearchParams)
-        ws = ls.resolve_workspace(params.uri)
+        ws = self.server.resolve_workspace(params.uri)
         if ws is None or ws.reader is None or not params.query.strip():
             return None
         result = search(ws.reader, params.query, k=params.k,
-                        types=list(params.types) if params.types else None)
-        return to_json(result, ws.links)
+                        types=list(params.types) if params.types else None, links=ws.links)
+        return to_json(result)
 
-    @server.feature(protocol.WHY)
-    @guarded
-    def why_request(ls: WhyLensServer, raw) -> dict | None:
+    def why_request(self, raw: Any) -> dict[str, Any] | None:
         params = protocol.parse_params(raw, protocol.WhyParams)
+        ls = self.server
         doc = ls.documents.get(params.uri)
         if doc is None or doc.ws.reader is None:
             return None
@@ -59,11 +68,9 @@ def register(server: WhyLensServer) -> None:
             story = symbol_story(doc.ws.reader, doc.path, symbol, now=now)
         return story_data(story, doc.ws.links) if story.known else None
 
-    @server.feature(protocol.PR_SUGGESTIONS)
-    @guarded
-    async def pr_suggestions(ls: WhyLensServer, raw) -> dict | None:
+    async def pr_suggestions(self, raw: Any) -> dict[str, Any] | None:
         params = protocol.parse_params(raw, protocol.PrSuggestionsParams)
-        ws = ls.resolve_workspace(params.uri)
+        ws = self.server.resolve_workspace(params.uri)
         if ws is None or ws.reader is None:
             return None
         # The review diffs with git: GitPython runs in a child process, never in the server.

@@ -52,6 +52,7 @@ def load_settings(index_dir: str | Path | None, repo_root: str | Path | None = N
                 f"the endpoint and any credentials must come from your own {user_path or SETTINGS_FILE} "
                 "(beside the index), so a cloned repository never decides where your data goes")
         return None
+    assert user_path is not None  # the user's section was read from it
     safe = {k: v for k, v in (project or {}).items() if k in PROJECT_KEYS}
     return _parse({**safe, **user}, user_path)
 

@@ -1,0 +1,104 @@
+"""One index run as its callers see it: progress events and the run's stats.
+
+The pipeline calls a ``Progress`` callback and returns ``IndexStats``. ``whylens index --progress
+json`` prints one JSON object per line — ``IndexEvent.to_json()`` while it runs, then
+``IndexStats.to_json()`` — and the language server, which runs that command as a child process,
+reads the lines back with ``parse_line``. Both ends use this module, so the wire cannot drift.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+# The phases of a run, in order: "mine" while commits stream (done/total count commits), then
+# "records" (decision records), "commit" (the index is written) and "done".
+PHASES = ("mine", "records", "commit", "done")
+
+# progress(phase, done, total), phase one of PHASES
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class IndexEvent:
+    """A progress line: ``{"event": "progress", "phase", "done", "total"}``."""
+
+    phase: str
+    done: int
+    total: int
+
+    def to_json(self) -> str:
+        return json.dumps({"event": "progress", "phase": self.phase, "done": self.done,
+                           "total": self.total})
+
+    @property
+    def percent(self) -> int | None:
+        """Share done (capped at 99 until the run ends), None when the total is unknown."""
+        return min(99, int(self.done * 100 / self.total)) if self.total else None
+
+
+@dataclass
+class IndexStats:
+    """What one run did; filled in by the pipeline as it goes, printed by `whylens index`."""
+
+    index_dir: str
+    head: str
+    mode: str  # full | incremental | resumed | up-to-date
+    commits_total: int = 0  # reachable from rev and not yet indexed
+    commits_indexed: int = 0
+    filtered: Counter[str] = field(default_factory=Counter)
+    units: int = 0
+    events: int = 0
+    records: int = 0
+    files_skipped: Counter[str] = field(default_factory=Counter)
+    seconds: float = 0.0
+    shallow: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "index_dir": self.index_dir, "head": self.head, "mode": self.mode,
+            "commits_total": self.commits_total, "commits_indexed": self.commits_indexed,
+            "filtered": dict(self.filtered), "units": self.units, "events": self.events,
+            "records": self.records, "files_skipped": dict(self.files_skipped),
+            "seconds": round(self.seconds, 3), "shallow": self.shallow,
+        }
+
+    def to_json(self) -> str:
+        """The last line of ``--progress json``: ``{"event": "done", **as_dict()}``."""
+        return json.dumps({"event": "done", **self.as_dict()})
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> IndexStats:
+        return cls(
+            index_dir=str(data["index_dir"]), head=str(data["head"]), mode=str(data["mode"]),
+            commits_total=int(data["commits_total"]), commits_indexed=int(data["commits_indexed"]),
+            filtered=Counter(data["filtered"]), units=int(data["units"]),
+            events=int(data["events"]), records=int(data["records"]),
+            files_skipped=Counter(data["files_skipped"]), seconds=float(data["seconds"]),
+            shallow=bool(data["shallow"]),
+        )
+
+    def describe(self) -> str:
+        """One line for a status bar: "indexed 12 new commits" or "index up to date"."""
+        if self.commits_indexed:
+            return f"indexed {self.commits_indexed} new commits"
+        return "index up to date"
+
+
+def parse_line(raw: bytes | str) -> IndexEvent | IndexStats | None:
+    """One line of ``whylens index --progress json``; None for anything else (a stray print)."""
+    try:
+        data = json.loads(raw)
+        if not isinstance(data, dict):
+            return None
+        if data.get("event") == "progress":
+            return IndexEvent(str(data["phase"]), max(int(data["done"]), 0),
+                              max(int(data["total"]), 0))
+        if data.get("event") == "done":
+            return IndexStats.from_dict(data)
+    except (ValueError, TypeError, KeyError):
+        return None
+    return None
