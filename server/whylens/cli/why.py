@@ -97,6 +97,21 @@ def read_stdin() -> str:
     return data.decode("utf-8", "replace")
 
 
+def pitfalls_json(pitfalls, links) -> dict:
+    """``{"pitfalls": [{"message", "url", "score", "reason", "id", "type", "commit", "fix"}]}``
+    (``explain-error --json``, and the MCP ``explain_error`` tool)."""
+    from whylens.render.diagnostics import pitfall_link, pitfall_message
+
+    return {"pitfalls": [{
+        "message": pitfall_message(p, links), "url": pitfall_link(p, links),
+        "score": p.score, "reason": p.reason, "id": p.item.id,
+        "type": getattr(p.item, "type", "decision"),
+        "commit": getattr(p.item, "commit", None) or (
+            p.item.fixing_commits[0] if getattr(p.item, "fixing_commits", None) else None),
+        "fix": p.fix.id if p.fix else None,
+    } for p in pitfalls]}
+
+
 def cmd_explain_error(args) -> int:
     from whylens.render.diagnostics import pitfall_link, pitfall_message
     from whylens.retrieval.pitfalls import explain_error
@@ -111,15 +126,7 @@ def cmd_explain_error(args) -> int:
         pitfalls = explain_error(reader, text)
         links = links_for(reader, root)
     if args.json:
-        out = [{
-            "message": pitfall_message(p, links), "url": pitfall_link(p, links),
-            "score": p.score, "reason": p.reason, "id": p.item.id,
-            "type": getattr(p.item, "type", "decision"),
-            "commit": getattr(p.item, "commit", None) or (
-                p.item.fixing_commits[0] if getattr(p.item, "fixing_commits", None) else None),
-            "fix": p.fix.id if p.fix else None,
-        } for p in pitfalls]
-        print(json.dumps({"pitfalls": out}, ensure_ascii=False, indent=2))
+        print(json.dumps(pitfalls_json(pitfalls, links), ensure_ascii=False, indent=2))
     elif not pitfalls:
         print("No known pitfall matches this error.")
     else:
