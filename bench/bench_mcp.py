@@ -1,0 +1,182 @@
+"""`whylens mcp` latency on a real repository: warm tool calls, and process start to first answer.
+
+    python bench/bench_mcp.py /work/.mirror/psf+requests/repo [--index-dir DIR] [--targets 200]
+
+Indexes the repository (a bare mirror is fine) unless --index-dir holds an index, materialises
+its HEAD source files into a temporary work folder (as bench_why.py does), then starts the real
+server over stdio with the SDK's client:
+
+- warm: `why` on the name line of sampled symbols and `search` with the labelled queries
+  (bench/labels/queries-<name>.tsv), each a full tools/call round trip (goal p95 ≤ 100 ms), next to
+  the same core calls in process (the floor: what the tools add is protocol, JSON and budget) and
+  an MCP `ping` round trip (the transport floor);
+- from process start: spawning `whylens mcp` to the first `why` answer (initialize included), next
+  to the CLI's end-to-end time for the same query in the same run (`whylens why --json`,
+  `whylens search --json` as new processes) and `python -c pass`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import anyio
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from bench_why import materialise, ms, pct, targets_in
+from whylens.index.store import IndexStore
+from whylens.pipeline import run_index
+from whylens.render.hits import to_json
+from whylens.retrieval.citations import web_links_from_meta
+from whylens.retrieval.search import search
+from whylens.retrieval.why import why
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def labelled_queries(repo: str) -> list[str]:
+    name = Path(repo).parent.name.split("+")[-1] if Path(repo).name == "repo" else Path(repo).name
+    path = ROOT / "bench" / "labels" / f"queries-{name}.tsv"
+    if not path.exists():
+        sys.exit(f"no labelled queries at {path}")
+    return [line.split("\t")[0] for line in path.read_text().splitlines()
+            if line.strip() and not line.startswith("#")]
+
+
+def server(work: Path, index_dir: Path):
+    params = StdioServerParameters(command=sys.executable, args=[
+        "-m", "whylens", "mcp", "--repo", str(work), "--index-dir", str(index_dir)])
+    return Client(stdio_client(params, errlog=subprocess.DEVNULL), mode="legacy")
+
+
+async def first_answer(work: Path, index_dir: Path, target: tuple) -> float:
+    """Seconds from spawning the server to its first `why` answer."""
+    start = time.perf_counter()
+    async with server(work, index_dir) as client:
+        result = await client.call_tool("why", {"path": target[0], "line": target[1]})
+        took = time.perf_counter() - start
+        if result.is_error:
+            sys.exit(f"why failed: {result.content[0].text}")
+    return took
+
+
+async def warm_calls(work: Path, index_dir: Path, targets: list, queries: list[str]) -> dict:
+    out: dict[str, list[float]] = {"why": [], "search": [], "ping": []}
+    known = answered = 0
+    async with server(work, index_dir) as client:
+        await client.call_tool("why", {"path": targets[0][0], "line": targets[0][1]})  # warm up
+        for _ in range(50):
+            t0 = time.perf_counter()
+            await client.send_ping()
+            out["ping"].append(time.perf_counter() - t0)
+        for path, line, _sym in targets:
+            t0 = time.perf_counter()
+            result = await client.call_tool("why", {"path": path, "line": line})
+            out["why"].append(time.perf_counter() - t0)
+            known += not result.structured_content.get("abstained", True)
+        for _ in range(3):
+            for query in queries:
+                t0 = time.perf_counter()
+                result = await client.call_tool("search", {"query": query})
+                out["search"].append(time.perf_counter() - t0)
+                answered += not result.structured_content.get("abstained", True)
+    print(f"  ({known} of {len(targets)} symbols with a story; {answered // 3} of {len(queries)} "
+          "queries answered)")
+    return out
+
+
+def in_process(index_dir: Path, work: Path, targets: list, queries: list[str]) -> dict:
+    reader = IndexStore(index_dir).reader()
+    links = web_links_from_meta(reader.meta)
+    out: dict[str, list[float]] = {"why": [], "search": []}
+    try:
+        why(reader, targets[0][0], line=targets[0][1], repo_root=work)
+        for path, line, _sym in targets:
+            t0 = time.perf_counter()
+            why(reader, path, line=line, repo_root=work)
+            out["why"].append(time.perf_counter() - t0)
+        for _ in range(3):
+            for query in queries:
+                t0 = time.perf_counter()
+                to_json(search(reader, query), links)
+                out["search"].append(time.perf_counter() - t0)
+    finally:
+        reader.close()
+    return out
+
+
+def timed(command: list[str], cwd: Path) -> float:
+    t0 = time.perf_counter()
+    proc = subprocess.run(command, capture_output=True, cwd=cwd)
+    took = time.perf_counter() - t0
+    if proc.returncode:
+        sys.exit(proc.stderr.decode(errors="replace"))
+    return took
+
+
+def line(label: str, values: list[float], extra: str = "") -> str:
+    return (f"  {label:34} p50 {ms(pct(values, .5))}  p95 {ms(pct(values, .95))}  "
+            f"max {ms(max(values))}{extra}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("repo", help="a repository or bare mirror")
+    parser.add_argument("--rev", default="HEAD")
+    parser.add_argument("--index-dir", help="reuse an index here (built when missing)")
+    parser.add_argument("--targets", type=int, default=200)
+    parser.add_argument("--cold-runs", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    cpu0 = time.process_time()
+
+    with tempfile.TemporaryDirectory(prefix="whylens-bench-mcp-") as tmp:
+        tmp_path = Path(tmp)
+        index_dir = Path(args.index_dir) if args.index_dir else tmp_path / "index"
+        if not IndexStore(index_dir).exists():
+            start = time.perf_counter()
+            summary = run_index(args.repo, index_dir, rev=args.rev)
+            print(f"index: {summary.commits_indexed} commits in {time.perf_counter() - start:.1f} s")
+        work = tmp_path / "work"
+        work.mkdir()
+        files = materialise(args.repo, args.rev, work)
+        targets = targets_in(work, files, args.targets, args.seed)
+        queries = labelled_queries(args.repo)
+        print(f"{len(targets)} symbols in {len(files)} files, {len(queries)} queries × 3")
+
+        print("\nwarm, one server, each a tools/call round trip over stdio:")
+        served = anyio.run(warm_calls, work, index_dir, targets, queries)
+        core = in_process(index_dir, work, targets, queries)
+        print(line("why (MCP)", served["why"], "   goal p95 ≤ 100 ms"))
+        print(line("search (MCP)", served["search"], "   goal p95 ≤ 100 ms"))
+        print(line("floor: why in process", core["why"]))
+        print(line("floor: search + to_json in process", core["search"]))
+        print(line("floor: MCP ping round trip", served["ping"]))
+
+        target, query = targets[0], queries[0]
+        cli = [sys.executable, "-m", "whylens"]
+        common = ["--repo", str(work), "--index-dir", str(index_dir), "--json"]
+        first, cli_why, cli_search, python = [], [], [], []
+        for _ in range(args.cold_runs):  # interleaved, so every figure sees the same load
+            first.append(anyio.run(first_answer, work, index_dir, target))
+            cli_why.append(timed([*cli, "why", f"{target[0]}:{target[1]}", *common], work))
+            cli_search.append(timed([*cli, "search", query, *common], work))
+            python.append(timed([sys.executable, "-c", "pass"], work))
+        print(f"\nfrom process start ({args.cold_runs} runs each, medians):")
+        print(f"  `whylens mcp` spawn → first why answer  {ms(statistics.median(first))}  "
+              f"(min {ms(min(first))}; initialize included)")
+        print(f"  CLI `whylens why --json`, same query      {ms(statistics.median(cli_why))}")
+        print(f"  CLI `whylens search --json`               {ms(statistics.median(cli_search))}")
+        print(f"  floor `python -c pass`                    {ms(statistics.median(python))}")
+    print(f"\nbench process CPU {time.process_time() - cpu0:.1f} s; load average "
+          f"{open('/proc/loadavg').read().split()[0]}")
+
+
+if __name__ == "__main__":
+    main()
