@@ -17,8 +17,8 @@ server over stdio with the SDK's client:
 
 from __future__ import annotations
 
-import argparse
 import statistics
+import warnings
 import subprocess
 import sys
 import tempfile
@@ -29,7 +29,7 @@ import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from bench_why import materialise, ms, pct, targets_in
+from bench_why import materialise, ms, pct, target_args, targets_in
 from whylens.index.store import IndexStore
 from whylens.pipeline import run_index
 from whylens.render.hits import to_json
@@ -71,6 +71,7 @@ async def warm_calls(work: Path, index_dir: Path, targets: list, queries: list[s
     known = answered = 0
     async with server(work, index_dir) as client:
         await client.call_tool("why", {"path": targets[0][0], "line": targets[0][1]})  # warm up
+        warnings.filterwarnings("ignore", message="ping is removed")  # fine: mode="legacy"
         for _ in range(50):
             t0 = time.perf_counter()
             await client.send_ping()
@@ -126,14 +127,7 @@ def line(label: str, values: list[float], extra: str = "") -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("repo", help="a repository or bare mirror")
-    parser.add_argument("--rev", default="HEAD")
-    parser.add_argument("--index-dir", help="reuse an index here (built when missing)")
-    parser.add_argument("--targets", type=int, default=200)
-    parser.add_argument("--cold-runs", type=int, default=5)
-    parser.add_argument("--seed", type=int, default=7)
-    args = parser.parse_args()
+    args = target_args(__doc__).parse_args()
     cpu0 = time.process_time()
 
     with tempfile.TemporaryDirectory(prefix="whylens-bench-mcp-") as tmp:

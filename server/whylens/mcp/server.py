@@ -94,7 +94,8 @@ def build_server(keeper: IndexKeeper) -> MCPServer:
 
     @app.tool(annotations=READ_ONLY)
     async def why(
-        path: Annotated[str, Field(description="a file, relative to the repository root")],
+        path: Annotated[str, Field(description="a file, relative to the repository root "
+                                               "(`path:LINE` works too)")],
         line: Annotated[int | None, Field(description="a 1-based line: the symbol around it")] = None,
         symbol: Annotated[str | None, Field(description="or a qualified symbol name in the file, "
                                                         "e.g. Session.send")] = None,

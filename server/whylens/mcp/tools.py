@@ -7,7 +7,7 @@ same core calls and JSON builders as the CLI's ``why``, ``search`` and ``explain
 from __future__ import annotations
 
 from whylens.cli.indexing import parse_types
-from whylens.cli.why import pitfalls_json
+from whylens.cli.why import pitfalls_json, split_target
 from whylens.errors import InvalidInputError
 from whylens.mcp.answers import (
     Answer, pitfalls_answer, search_answer, why_answer, with_building,
@@ -30,6 +30,8 @@ MAX_QUERY_CHARS = 1_000
 def why_tool(keeper: IndexKeeper, path: str, line: int | None, symbol: str | None,
              max_tokens: int | None) -> Answer:
     limit = char_budget(max_tokens)
+    if line is None and not symbol:
+        path, line = split_target(path)  # "src/a.py:12", as agents often write it
     if line is not None and symbol:
         raise InvalidInputError("give either line or symbol, not both")
     if line is not None and line < 1:

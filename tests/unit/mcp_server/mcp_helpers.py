@@ -85,12 +85,15 @@ class McpSession:
 
 
 @contextlib.contextmanager
-def mcp_session(args: list[str], errlog_path: Path, cwd: Path | None = None):
+def mcp_session(args: list[str], errlog_path: Path, cwd: Path | None = None,
+                mode: str = "legacy"):
+    """A server and the SDK's client; ``mode``: "legacy" (the initialize handshake agent hosts
+    use) or "auto" (the SDK's default: the 2026 per-request protocol when the server has it)."""
     params = StdioServerParameters(command=SERVER[0], args=[*SERVER[1:], *args],
                                    cwd=str(cwd) if cwd else None)
     with open(errlog_path, "w+") as errlog, start_blocking_portal() as portal:
         transport = stdio_client(params, errlog=errlog)
-        client = Client(transport, mode="legacy", read_timeout_seconds=WAIT_S)
+        client = Client(transport, mode=mode, read_timeout_seconds=WAIT_S)
         with portal.wrap_async_context_manager(client) as connected:
             yield McpSession(portal, connected, errlog)
 

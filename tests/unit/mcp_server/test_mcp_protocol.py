@@ -11,7 +11,7 @@ from pathlib import Path
 
 from whylens.cli import main
 
-from mcp_server.mcp_helpers import SEND_LINE, RawServer
+from mcp_server.mcp_helpers import SEND_LINE, RawServer, mcp_session, text_of
 
 
 def _processes_mentioning(marker: str) -> list[str]:
@@ -129,3 +129,13 @@ def test_an_index_folder_inside_the_repository_is_refused(project, capsys):
     assert main(["mcp", "--repo", str(project.repo.root), "--index-dir", str(inside)]) == 2
     assert "inside the repository" in capsys.readouterr().err
     assert not inside.exists()
+
+
+def test_the_sdk_default_mode_and_the_current_folder_as_repository(project, tmp_path):
+    """The SDK's own default negotiation ("auto"), and no --repo: the folder it starts in."""
+    args = ["--index-dir", str(project.index)]
+    with mcp_session(args, tmp_path / "stderr.txt", cwd=project.repo.root / "src",
+                     mode="auto") as session:
+        result = session.call("why", {"path": f"src/session.py:{SEND_LINE}"})
+        assert not result.is_error, text_of(result)
+        assert result.structured_content["symbol"]["name"] == "Session.send"
