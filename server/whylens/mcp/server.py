@@ -12,6 +12,8 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import signal
+import sys
 from typing import Annotated
 
 import anyio
@@ -155,6 +157,9 @@ def serve(repo: str | os.PathLike, index_dir: str | os.PathLike | None = None,
     keeper = IndexKeeper(repo, index_dir, auto_index)
     if keeper.problem is not None:
         log.warning("%s (every tool will answer with this)", keeper.problem)
+    # Hosts stop a stdio server by closing its stdin, then SIGTERM: both end here, so an index
+    # child never outlives the server.
+    signal.signal(signal.SIGTERM, lambda _sig, _frame: sys.exit(0))
     try:
         build_server(keeper).run("stdio")
     finally:

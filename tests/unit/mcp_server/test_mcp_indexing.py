@@ -3,8 +3,11 @@ repository), new commits are picked up, and a folder that is no repository is sa
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import time
+
+import pytest
 
 from mcp_server.mcp_helpers import (
     RawServer, SEND_LINE, build_session_history, init_repo, mcp_session, text_of,
@@ -88,7 +91,8 @@ def test_a_repository_without_commits_reports_the_failed_run(tmp_path):
         assert again.is_error and "no commits yet" in text_of(again)
 
 
-def test_a_client_that_leaves_while_indexing_takes_the_child_along(tmp_path):
+@pytest.mark.parametrize("how", ["close stdin", "SIGTERM"])
+def test_a_client_that_leaves_while_indexing_takes_the_child_along(tmp_path, how):
     repo = init_repo(tmp_path / "fresh")
     build_session_history(repo)
     index = tmp_path / "index"
@@ -98,6 +102,8 @@ def test_a_client_that_leaves_while_indexing_takes_the_child_along(tmp_path):
                  "params": {"name": "why", "arguments": {"path": "src/session.py"}}})
     answer = server.response(1)["result"]
     assert "indexing" in answer["structuredContent"]
+    if how == "SIGTERM":
+        server.proc.send_signal(signal.SIGTERM)
     code, stderr = server.close()
     assert code == 0 and "Traceback" not in stderr
     deadline = time.monotonic() + 5
