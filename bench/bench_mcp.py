@@ -7,9 +7,9 @@ its HEAD source files into a temporary work folder (as bench_why.py does), then 
 server over stdio with the SDK's client:
 
 - warm: `why` on the name line of sampled symbols and `search` with the labelled queries
-  (bench/labels/queries-<name>.tsv), each a full tools/call round trip (goal p95 ≤ 100 ms), next to
-  the same core calls in process (the floor: what the tools add is protocol, JSON and budget) and
-  an MCP `ping` round trip (the transport floor);
+  (bench/labels/queries-<name>.tsv), each a full tools/call round trip (goal p95 ≤ 100 ms), next
+  to the same core calls in process (the floor: what the tools add is protocol, JSON and budget)
+  and an MCP `ping` round trip (the transport floor); CPU per call from /proc;
 - from process start: spawning `whylens mcp` to the first `why` answer (initialize included), next
   to the CLI's end-to-end time for the same query in the same run (`whylens why --json`,
   `whylens search --json` as new processes) and `python -c pass`.
@@ -170,7 +170,8 @@ def main() -> None:
         if not IndexStore(index_dir).exists():
             start = time.perf_counter()
             summary = run_index(args.repo, index_dir, rev=args.rev)
-            print(f"index: {summary.commits_indexed} commits in {time.perf_counter() - start:.1f} s")
+            took = time.perf_counter() - start
+            print(f"index: {summary.commits_indexed} commits in {took:.1f} s")
         work = tmp_path / "work"
         work.mkdir()
         files = materialise(args.repo, args.rev, work)
