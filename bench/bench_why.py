@@ -71,15 +71,21 @@ def targets_in(folder: Path, files: list[str], limit: int, seed: int) -> list[tu
     return found[:limit]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def target_args(doc: str) -> argparse.ArgumentParser:
+    """The options every per-symbol benchmark takes (bench_why.py, bench_mcp.py)."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("repo", help="a repository or bare mirror")
     parser.add_argument("--rev", default="HEAD")
     parser.add_argument("--index-dir", help="reuse an index here (built when missing)")
     parser.add_argument("--targets", type=int, default=200)
     parser.add_argument("--cold-runs", type=int, default=5)
-    parser.add_argument("--git-log-runs", type=int, default=5)
     parser.add_argument("--seed", type=int, default=7)
+    return parser
+
+
+def main() -> None:
+    parser = target_args(__doc__)
+    parser.add_argument("--git-log-runs", type=int, default=5)
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="whylens-bench-why-") as tmp:

@@ -11,10 +11,14 @@ PACKAGE = Path(__file__).resolve().parents[2] / "server" / "whylens"
 
 # Down this list only: a module never imports from a layer listed after its own.
 LAYERS = ["models", "errors", "config", "progress", "locate", "history", "knowledge", "symbols",
-          "records", "index", "pipeline", "retrieval", "render", "lsp", "cli"]
-# Third-party packages and the only layer allowed to import them.
+          "records", "index", "pipeline", "retrieval", "render", "lsp", "cli", "mcp"]
+# Third-party packages and the only layer allowed to import them (the MCP SDK and what it brings
+# are an optional extra: nothing else may need them).
 OWNERS = {"git": "history", "tree_sitter": "symbols", "tree_sitter_language_pack": "symbols",
-          "whoosh": "index", "pygls": "lsp", "lsprotocol": "lsp"}
+          "whoosh": "index", "pygls": "lsp", "lsprotocol": "lsp", "mcp": "mcp",
+          "mcp_types": "mcp", "pydantic": "mcp", "anyio": "mcp", "starlette": "mcp"}
+# The one upward import: the command that starts a layer above the CLI (inside its handler).
+ENTRY_POINTS = {"cli/mcp.py": "mcp"}
 
 
 def _layer(path: Path) -> str:
@@ -33,13 +37,13 @@ def _imports(path: Path):
 
 
 MODULES = sorted(p for p in PACKAGE.rglob("*.py") if _layer(p) in LAYERS)
-ENTRY_POINTS = {"__init__", "__main__"}  # the package itself: version, `python -m whylens`
+PACKAGE_ENTRIES = {"__init__", "__main__"}  # the package itself: version, `python -m whylens`
 
 
 def test_every_module_belongs_to_a_layer():
     """A new top-level module must take its place in LAYERS, or its imports go unchecked."""
     loose = [p.name for p in PACKAGE.rglob("*.py")
-             if _layer(p) not in LAYERS and _layer(p) not in ENTRY_POINTS]
+             if _layer(p) not in LAYERS and _layer(p) not in PACKAGE_ENTRIES]
     assert not loose, f"add these to LAYERS (in import order): {loose}"
 
 
@@ -53,6 +57,8 @@ def test_imports_point_down_and_third_parties_stay_home(path):
             problems.append(f"line {line}: {name} may only be imported in {OWNERS[top]}/")
         if top == "whylens" and len(name.split(".")) > 1:
             target = name.split(".")[1]
+            if ENTRY_POINTS.get(str(path.relative_to(PACKAGE))) == target:
+                continue
             if target in LAYERS and LAYERS.index(target) > LAYERS.index(own):
                 problems.append(f"line {line}: {own} imports {name}, a layer above it")
     assert not problems, "\n".join(problems)
@@ -62,3 +68,12 @@ def test_no_module_is_far_past_the_size_budget():
     too_long = {str(p.relative_to(PACKAGE)): n for p in MODULES
                 if (n := len(p.read_text(encoding="utf-8").splitlines())) > 450}
     assert not too_long, f"modules over 450 lines (budget ~400): {too_long}"
+
+
+def test_entry_points_import_the_layer_above_only_when_run():
+    """`whylens --help` and every other command work without the optional MCP extra."""
+    for rel, target in ENTRY_POINTS.items():
+        tree = ast.parse((PACKAGE / rel).read_text(encoding="utf-8"))
+        top_level = [node for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))]
+        names = [getattr(node, "module", None) or node.names[0].name for node in top_level]
+        assert not [n for n in names if n and n.startswith(f"whylens.{target}")], rel

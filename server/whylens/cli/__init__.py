@@ -15,7 +15,7 @@ from whylens import __version__
 from whylens.errors import WhyLensError
 
 # Order is the order of `whylens --help`.
-COMMAND_MODULES = ("indexing", "why", "review", "records", "serve")
+COMMAND_MODULES = ("indexing", "why", "review", "records", "serve", "mcp")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -102,7 +102,7 @@ def cmd_index(args) -> int:
     return 0
 
 
-def _types(values: list[str] | None) -> list[str] | None:
+def parse_types(values: list[str] | None) -> list[str] | None:
     if not values:
         return None
     types = [t.strip().lower() for v in values for t in v.split(",") if t.strip()]
@@ -120,7 +120,7 @@ def cmd_search(args) -> int:
         raise InvalidInputError("-k must be at least 1")
     if not args.query.strip():
         raise InvalidInputError("the query is empty")
-    types = _types(args.types)
+    types = parse_types(args.types)
     with open_reader(args) as reader:
         result = search(reader, args.query, k=args.k, types=types, links=web_links(reader),
                         path=args.path, author=args.author, since=args.since, until=args.until)

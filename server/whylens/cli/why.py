@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING
 
 from whylens.cli.common import add_repo_args, location, open_reader, web_links
 from whylens.errors import InvalidInputError, WhyLensError
-from whylens.models import RECORD_TYPE, Unit
+from whylens.models import RECORD_TYPE, Pitfall, Unit
 
 if TYPE_CHECKING:
+    from whylens.history.links import WebLinks
     from whylens.index.reader import IndexReader
 
 MAX_STDIN_BYTES = 2_000_000
@@ -103,6 +104,21 @@ def read_stdin() -> str:
     return data.decode("utf-8", "replace")
 
 
+def pitfalls_json(pitfalls: list[Pitfall], links: WebLinks | None) -> dict:
+    """``{"pitfalls": [{"message", "url", "score", "reason", "id", "type", "commit", "fix"}]}``
+    (``explain-error --json``, and the MCP ``explain_error`` tool)."""
+    from whylens.render.diagnostics import pitfall_link, pitfall_message
+
+    return {"pitfalls": [{
+        "message": pitfall_message(p, links), "url": pitfall_link(p, links),
+        "score": p.score, "reason": p.reason, "id": p.item.id,
+        "type": p.item.type if isinstance(p.item, Unit) else RECORD_TYPE,
+        "commit": p.item.commit if isinstance(p.item, Unit) else (
+            p.item.fixing_commits[0] if p.item.fixing_commits else None),
+        "fix": p.fix.id if p.fix else None,
+    } for p in pitfalls]}
+
+
 def cmd_explain_error(args) -> int:
     from whylens.render.diagnostics import pitfall_link, pitfall_message
     from whylens.retrieval.pitfalls import explain_error
@@ -118,15 +134,7 @@ def cmd_explain_error(args) -> int:
         pitfalls = explain_error(reader, text)
         links = links_for(reader, root)
     if args.json:
-        out = [{
-            "message": pitfall_message(p, links), "url": pitfall_link(p, links),
-            "score": p.score, "reason": p.reason, "id": p.item.id,
-            "type": p.item.type if isinstance(p.item, Unit) else RECORD_TYPE,
-            "commit": p.item.commit if isinstance(p.item, Unit) else (
-                p.item.fixing_commits[0] if p.item.fixing_commits else None),
-            "fix": p.fix.id if p.fix else None,
-        } for p in pitfalls]
-        print(json.dumps({"pitfalls": out}, ensure_ascii=False, indent=2))
+        print(json.dumps(pitfalls_json(pitfalls, links), ensure_ascii=False, indent=2))
     elif not pitfalls:
         print("No known pitfall matches this error.")
     else:

@@ -47,8 +47,13 @@ def _untracked(repo: Repository) -> list[FileChange]:
 
 
 def _count_lines(path) -> tuple[int, bool]:
-    """(line count, binary?) of a file, read in blocks; (0, False) when it cannot be read."""
+    """(line count, binary?) of a file, read in blocks; (0, False) when it cannot be read.
+
+    A symlink counts as binary (git stores its target, not code) and is never followed: it may
+    lead out of the repository, or to a FIFO that would block the read forever."""
     try:
+        if path.is_symlink() or not path.is_file():
+            return 0, True
         if path.stat().st_size > _BIG_FILE:  # e.g. unignored build output: never read it all
             return 0, True
         with open(path, "rb") as handle:

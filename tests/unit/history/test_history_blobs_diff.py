@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 
 import pytest
 
@@ -81,6 +82,30 @@ def test_diff_against_working_tree_with_unsaved_edits(small, snapshot_of):
     assert by["blob.dat"].binary and by["blob.dat"].hunks == ()
     a_since_first = next(c for c in since_first if c.path == "a.py")
     assert a_since_first.hunks == (Hunk(0, 0, 1, 1), Hunk(2, 1, 3, 1), Hunk(3, 0, 5, 1))
+
+
+def test_untracked_symlinks_are_never_followed(small, tmp_path):
+    """A symlink to a FIFO would block the line count forever; one out of the repository would
+    be read there. Both count as binary, unread."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    outside = tmp_path / "outside.py"
+    outside.write_text("secret\n")
+    (small.root / "to_fifo").symlink_to(fifo)
+    (small.root / "to_outside.py").symlink_to(outside)
+    found: list = []
+
+    def run():
+        with open_repository(small.root) as repo:
+            found.extend(diff_changes(repo, "HEAD"))
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(timeout=30)
+    assert not worker.is_alive(), "diff_changes blocked on a symlink to a FIFO"
+    by = {c.path: c for c in found}
+    assert by["to_fifo"].binary and by["to_outside.py"].binary
+    assert by["to_outside.py"].hunks == ()
 
 
 def test_diff_working_tree_of_bare_repo_is_bad_input(small, clone_repo):
