@@ -21,6 +21,10 @@ SKIP_REASONS = ("bot", "release", "trivial", "ignored", "merge")
 
 # Kinds of a symbol event in its history.
 EVENT_KINDS = ("added", "body", "signature", "deleted", "renamed", "moved")
+# A change that only reformatted a symbol, only changed its type annotations, or came from a
+# commit in ``.git-blame-ignore-revs``: kept so a card can say so in one line, never counted or
+# listed as a change (``IndexReader.symbol_history`` leaves these out unless asked).
+FORMATTING_KIND = "formatting"
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,9 @@ class FileChange:
     new_blob: str | None = None  # blob sha after (None when deleted)
     hunks: tuple[Hunk, ...] = ()
     binary: bool = False
+    # The ``-U0`` patch of this file from its first ``@@`` line on (hunk headers, "-" and "+"
+    # lines), when the walk was asked to keep it; the anchorer reads changed lines from it.
+    patch: bytes = b""
 
 
 @dataclass(frozen=True)
