@@ -54,6 +54,8 @@ class IndexStats:
     events: int = 0
     records: int = 0
     files_skipped: Counter[str] = field(default_factory=Counter)
+    commits_file_level: int = 0  # commits over the anchorer's file cap: file history only
+    blame_runs: int = 0  # line-blame rows written
     seconds: float = 0.0
     shallow: bool = False
 
@@ -63,6 +65,7 @@ class IndexStats:
             "commits_total": self.commits_total, "commits_indexed": self.commits_indexed,
             "filtered": dict(self.filtered), "units": self.units, "events": self.events,
             "records": self.records, "files_skipped": dict(self.files_skipped),
+            "commits_file_level": self.commits_file_level, "blame_runs": self.blame_runs,
             "seconds": round(self.seconds, 3), "shallow": self.shallow,
         }
 
@@ -77,7 +80,9 @@ class IndexStats:
             commits_total=int(data["commits_total"]), commits_indexed=int(data["commits_indexed"]),
             filtered=Counter(data["filtered"]), units=int(data["units"]),
             events=int(data["events"]), records=int(data["records"]),
-            files_skipped=Counter(data["files_skipped"]), seconds=float(data["seconds"]),
+            files_skipped=Counter(data["files_skipped"]),
+            commits_file_level=int(data.get("commits_file_level", 0)),
+            blame_runs=int(data.get("blame_runs", 0)), seconds=float(data["seconds"]),
             shallow=bool(data["shallow"]),
         )
 

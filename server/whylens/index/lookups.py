@@ -7,8 +7,10 @@ from collections.abc import Iterator
 
 from whylens.index.analysis import clean_text, normalise_path
 from whylens.index.codec import load_record, load_unit
-from whylens.index.sidecar import PITFALL_LINKS, PITFALL_TYPES, has_pitfall_links
-from whylens.models import CommitInfo, HistoryEntry, KnowledgeCounts, Record, SymbolEvent, Unit
+from whylens.index.sidecar import BLAME, PATTERN_FILES, PITFALL_TYPES, has_table
+from whylens.models import (
+    FORMATTING_KIND, CommitInfo, HistoryEntry, KnowledgeCounts, Record, SymbolEvent, Unit,
+)
 
 # File history leaves out commits that carry no intent for a reader of the file.
 FILE_HISTORY_SKIPS = ("ignored", "trivial", "merge")
@@ -78,9 +80,12 @@ def _entry(row, kind=None) -> HistoryEntry:
     )
 
 
-def symbol_history(conn, name: str, path: str | None = None) -> list[HistoryEntry]:
+def symbol_history(conn, name: str, path: str | None = None,
+                   formatting: bool = False) -> list[HistoryEntry]:
     """Substantive events of a symbol, newest first; follows file renames, symbol renames and
-    moves backwards (older events under the old name or path)."""
+    moves backwards (older events under the old name or path). ``formatting``: also the
+    commits that only reformatted it, changed only its annotations or are in
+    ``.git-blame-ignore-revs`` (``kind == "formatting"``)."""
     found: dict[tuple, HistoryEntry] = {}
     todo: list[tuple[str, list[str] | None, int | None]] = [
         (clean_text(name), path_aliases(conn, path) if path else None, None)
@@ -104,6 +109,8 @@ def symbol_history(conn, name: str, path: str | None = None) -> list[HistoryEntr
             entry = _entry(row)
             if before is not None and entry.timestamp > before:
                 continue
+            if entry.kind == FORMATTING_KIND and not formatting:
+                continue
             found[(entry.commit, entry.path, entry.symbol, entry.kind)] = entry
             if entry.kind in ("renamed", "moved") and entry.previous:
                 old_path, _, old_name = entry.previous.rpartition("::")
@@ -125,25 +132,26 @@ def file_history(conn, path: str) -> list[HistoryEntry]:
 
 
 def knowledge_counts(conn: sqlite3.Connection, path: str) -> dict[str, KnowledgeCounts]:
-    """{qualified symbol: its counts}, sorted by symbol.
+    """{qualified symbol: its counts}, sorted by symbol; pitfalls are Pattern units.
 
-    Pitfalls come from the ``pitfall_links`` table (one primary-key range per file name); an
-    index written before that table existed is counted by joining the unit tables instead."""
-    if not has_pitfall_links(conn):
-        return knowledge_counts_by_join(conn, path)
+    Pitfalls: Pattern units linked to the file (``pattern_files``) and to the symbol; an index
+    written before that table existed is counted by joining the unit tables instead."""
     aliases = path_aliases(conn, path)
-    return _counts(conn, aliases, _PITFALLS_BY_LINKS, aliases)
+    if not has_table(conn, PATTERN_FILES):
+        return knowledge_counts_by_join(conn, path)
+    return _counts(conn, aliases, _PITFALLS_BY_FILES, aliases)
 
 
 def knowledge_counts_by_join(conn: sqlite3.Connection, path: str) -> dict[str, KnowledgeCounts]:
-    """``knowledge_counts`` without the pitfall links (the fallback, and the tests' reference)."""
+    """``knowledge_counts`` from the unit tables alone (the fallback, and the tests' reference)."""
     aliases = path_aliases(conn, path)
     return _counts(conn, aliases, _PITFALLS_BY_JOIN, list(PITFALL_TYPES) + aliases)
 
 
-_PITFALLS_BY_LINKS = (
-    "SELECT symbol, COUNT(DISTINCT unit_id) FROM " + PITFALL_LINKS
-    + " WHERE path IN {paths} GROUP BY symbol"
+_PITFALLS_BY_FILES = (
+    "SELECT s.symbol, COUNT(DISTINCT s.unit_id) FROM " + PATTERN_FILES + " f "
+    "CROSS JOIN unit_symbols s ON s.unit_id = f.unit_id AND s.tail = s.symbol "
+    "WHERE f.path IN {paths} GROUP BY s.symbol"
 )
 _PITFALLS_BY_JOIN = (
     "SELECT s.symbol, COUNT(DISTINCT u.id) FROM unit_symbols s "
@@ -160,7 +168,7 @@ def _counts(conn: sqlite3.Connection, aliases: list[str], pitfalls_sql: str,
     counts: dict[str, list[int]] = {}
     queries = (
         (2, "SELECT symbol, COUNT(DISTINCT sha) FROM events WHERE tail = symbol "
-            f"AND path IN {paths} GROUP BY symbol", aliases),
+            f"AND path IN {paths} AND kind != ? GROUP BY symbol", aliases + [FORMATTING_KIND]),
         (1, pitfalls_sql.format(paths=paths), pitfall_args),
         (0, "SELECT symbol, COUNT(DISTINCT record_id) FROM record_symbols WHERE tail = symbol "
             f"AND record_id IN (SELECT record_id FROM record_files WHERE path IN {paths}) "
@@ -221,10 +229,30 @@ def load_items(conn, ids: list[str]) -> dict[str, Unit | Record]:
     return found
 
 
+def line_blame(conn: sqlite3.Connection, path: str, line: int) -> HistoryEntry | None:
+    """The commit that last substantively changed ``line`` of ``path`` at the indexed revision
+    (``kind == "line"``), or None when unknown."""
+    if not has_table(conn, BLAME):
+        return None
+    row = conn.execute(
+        f"SELECT b.end, b.sha FROM {BLAME} b WHERE b.path = ? AND b.start <= ? "
+        "ORDER BY b.start DESC LIMIT 1", (normalise_path(path), line)).fetchone()
+    if row is None or row[0] < line:
+        return None
+    found = conn.execute("SELECT sha, date, ts, author, subject, pr FROM commits WHERE sha = ?",
+                         (row[1].hex(),)).fetchone()
+    if found is None:
+        return None
+    sha, date, ts, author, subject, pr = found
+    return HistoryEntry(commit=sha, date=date or "", timestamp=ts or 0, author=author or "",
+                        subject=subject or "", pr=pr, kind="line", path=normalise_path(path))
+
+
 def stats(conn, meta: dict, size_bytes: int) -> dict:
     one = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
     units_by_type = dict(conn.execute("SELECT type, COUNT(*) FROM units GROUP BY type ORDER BY 1"))
     commits = one("SELECT COUNT(*) FROM commits")
+    anchor = meta.get("anchor_stats") or {}
     return {
         "commits": commits,
         "filtered": dict(conn.execute(
@@ -235,9 +263,14 @@ def stats(conn, meta: dict, size_bytes: int) -> dict:
         "units_per_1k_commits": round(sum(units_by_type.values()) * 1000 / commits, 1)
         if commits else 0.0,
         "records": one("SELECT COUNT(*) FROM records"),
-        "events": one("SELECT COUNT(*) FROM events WHERE tail = symbol"),
+        "events": one("SELECT COUNT(*) FROM events WHERE tail = symbol AND kind != 'formatting'"),
+        "formatting_events": one(
+            "SELECT COUNT(*) FROM events WHERE tail = symbol AND kind = 'formatting'"),
+        "blame_runs": one(f"SELECT COUNT(*) FROM {BLAME}") if has_table(conn, BLAME) else 0,
         "symbols": one("SELECT COUNT(DISTINCT path || '::' || symbol) FROM events"),
         "index_bytes": size_bytes,
+        "index_bytes_per_1k_commits": round(size_bytes * 1000 / commits) if commits else 0,
+        "commits_file_level": anchor.get("commits_file_level", 0),
         "last_commit": meta.get("last_sha"),
         "shallow": bool(meta.get("shallow", False)),
         "skipped_files": (meta.get("anchor_stats") or {}).get("files_skipped", {}),

@@ -258,8 +258,17 @@ class IndexReader:
         return lookups.records_for_symbol(self._db, name, path)
 
     @_guarded
-    def symbol_history(self, name: str, path: str | None = None) -> list[HistoryEntry]:
-        return lookups.symbol_history(self._db, name, path)
+    def symbol_history(self, name: str, path: str | None = None,
+                       formatting: bool = False) -> list[HistoryEntry]:
+        """Commits that changed the symbol substantively, newest first; ``formatting=True``
+        adds the reformat / annotation-only / ignore-revs commits (``kind == "formatting"``)."""
+        return lookups.symbol_history(self._db, name, path, formatting)
+
+    @_guarded
+    def line_blame(self, path: str, line: int) -> HistoryEntry | None:
+        """The commit that last substantively changed ``line`` (1-based) of ``path`` at the
+        indexed revision, skipping formatting-only and ignore-revs commits; None if unknown."""
+        return lookups.line_blame(self._db, path, line)
 
     @_guarded
     def file_history(self, path: str) -> list[HistoryEntry]:

@@ -16,7 +16,7 @@ from whoosh.filedb.filestore import FileStorage
 
 from whylens.index import sidecar
 from whylens.index.analysis import clean_text, normalise_path
-from whylens.index.codec import iso_timestamp, record_text
+from whylens.index.codec import iso_timestamp, load_record, record_text
 from whylens.index.schema import SCHEMA_VERSION, TIMESTAMP_MAX, build_schema
 from whylens.index.store import PIPELINE_VERSION, WHOOSH_DIR, IndexStore, release_lock
 from whylens.models import RECORD_TYPE, Commit, Record, SymbolEvent, Unit
@@ -95,6 +95,24 @@ class IndexWriter:
 
     def add_events(self, events: Iterable[SymbolEvent]) -> None:
         sidecar.write_events(self._conn, events)
+
+    def add_blame(self, runs: Iterable) -> None:
+        """``symbols.blame.BlameRun`` rows of the indexed revision."""
+        sidecar.write_blame(self._conn, runs)
+
+    def replace_blame(self, paths: Iterable[str], runs: Iterable) -> None:
+        """Drop the blame of ``paths``, then add ``runs`` (an incremental run's new blame)."""
+        sidecar.delete_blame(self._conn, paths)
+        sidecar.write_blame(self._conn, runs)
+
+    def blame_of(self, path: str) -> list[tuple[int, int, str]]:
+        """The blame runs stored for ``path`` (start, end, sha), as this writer sees them."""
+        return sidecar.read_blame(self._conn, path)
+
+    def stored_record(self, record_id: str) -> Record | None:
+        """A record as this writer sees it (its own writes included)."""
+        row = self._conn.execute("SELECT json FROM records WHERE id = ?", (record_id,)).fetchone()
+        return load_record(row[0]) if row else None
 
     def add_reverts(self, pairs: Iterable[tuple[str, str]]) -> None:
         """``pairs`` are (reverting sha, reverted sha)."""

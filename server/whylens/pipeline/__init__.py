@@ -3,11 +3,14 @@
 One run indexes the commits reachable from ``rev`` that the index does not hold yet:
 - full rebuild when there is no index, the pipeline version changed, or the last indexed commit
   is no longer an ancestor of ``rev`` (force-push, rebase): units of vanished commits go with it;
-- otherwise only ``rev ^last_sha``; commits already present (a killed run) are skipped, so a run
-  that was interrupted resumes where it stopped.
+- otherwise only ``rev ^last_sha``; commits already present (a killed run) are not written
+  again, so a run that was interrupted resumes where it stopped (it anchors them again: file
+  states and blame are carried from commit to commit).
 Newest commits come first and are flushed every few seconds, so a big backfill answers early.
-Symbol anchoring, most of the CPU, runs in a worker process for big runs (see ``anchoring``),
-overlapping with unit extraction and index writes here.
+Memory stays bounded: commits stream through, only a window of them is kept for the decision
+records (``records``), blame is written as it comes (``blame``). Symbol anchoring and blame, most
+of the CPU, run in a worker process for big runs (see ``anchoring``), overlapping with unit
+extraction and index writes here.
 """
 
 from __future__ import annotations
@@ -15,29 +18,31 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections import Counter, deque
+from collections import Counter
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
-from whylens.errors import IndexCorruptError, WhyLensError
+from whylens.errors import IndexCorruptError
 from whylens.history.blobs import BlobReader
 from whylens.history.links import WebLinks
+from whylens.history.merges import MergeFiles
 from whylens.history.repo import open_repository
 from whylens.history.walk import walk
 from whylens.index.store import PIPELINE_VERSION, IndexStore
 from whylens.knowledge.extract import extract_units
 from whylens.locate import locate
-from whylens.models import Commit
+from whylens.models import FORMATTING_KIND, Commit
 from whylens.pipeline.anchoring import (
     Anchoring,
     InProcessAnchoring,
     WorkerAnchoring,
     wants_worker,
 )
+from whylens.pipeline.blame import IncrementalBlame, blamed_files
+from whylens.pipeline.records import RecordWindows
 from whylens.progress import IndexStats, Progress
-from whylens.records.github import load_export, merge_tracker
-from whylens.records.history import build_records, coalesce_with, revert_pairs
+from whylens.symbols.skip import path_skip_reason
 
 log = logging.getLogger(__name__)
 
@@ -75,8 +80,8 @@ def _plan(repo, meta: dict, head: str) -> tuple[str, list[str]]:
 
 
 def _slim(commit: Commit) -> Commit:
-    """Drop hunks once anchored: records only need paths, and a long history must fit in memory."""
-    changes = tuple(replace(change, hunks=()) for change in commit.changes)
+    """Drop hunks and patch text once anchored: records only need paths."""
+    changes = tuple(replace(change, hunks=(), patch=b"") for change in commit.changes)
     return replace(commit, changes=changes)
 
 
@@ -110,7 +115,7 @@ def run_index(
         links = WebLinks.from_remote(repo.remote_url() or "")
 
         with contextlib.ExitStack() as stack:
-            # What earlier runs stored: skipped when resuming, merged into when adding records.
+            # What earlier runs stored: skipped when resuming.
             previous = None if mode == "full" else stack.enter_context(
                 contextlib.closing(store.reader()))
             blobs = stack.enter_context(BlobReader(repo))
@@ -120,112 +125,110 @@ def run_index(
                             web_kind=links.kind if links else None, complete_head=None,
                             github_export=prior_meta.get("github_export"))
             attributes = repo.gitattributes(head)
+            head_blobs = blamed_files(repo, head, attributes)
             chosen: Anchoring = (
-                WorkerAnchoring(where.root, attributes)  # the repository opened here
+                WorkerAnchoring(where.root, attributes, head_blobs)  # the repository opened here
                 if wants_worker(summary.commits_total, anchor_worker_min_commits)
-                else InProcessAnchoring(blobs.read, attributes))
+                else InProcessAnchoring(blobs.read, attributes, head_blobs,
+                                        stack.enter_context(MergeFiles(repo))))
             anchoring = stack.enter_context(chosen)
-            resumed = previous if mode == "resumed" else None
-            commits = stack.enter_context(contextlib.closing(walk(repo, head, exclude=exclude)))
-            mined, events, walked = _mine(commits, anchoring, writer, resumed, summary, report)
+            source = _SourcePaths(attributes)
+            commits = stack.enter_context(contextlib.closing(
+                walk(repo, head, exclude=exclude, keep_patch=source)))
+            # A first run (even resumed) writes blame as it goes; a later one replaces it.
+            last = prior_meta.get("last_sha") if mode != "full" else None
+            blame = IncrementalBlame(repo, last) if last else None
+            windows = RecordWindows(writer, prior_meta.get("github_export"), mode == "full")
+            _Miner(anchoring, writer, previous if mode == "resumed" else None, windows, blame,
+                   summary, report).run(commits)
             report("records", 0, 1)
-            # Records and reverts are built at the end of a run, so commits a killed run already
-            # wrote take part again, with the events stored for them.
-            _write_records(writer, walked, events, previous, prior_meta.get("github_export"),
-                           summary)
-            summary.files_skipped.update(anchoring.stats.get("files_skipped", {}))
+            windows.finish()
+            summary.records = windows.records
+            if blame is not None:
+                summary.blame_runs = blame.finish(writer, anchoring.leftover())
+            stats = dict(anchoring.stats)
+            summary.files_skipped.update(stats.get("files_skipped", {}))
+            summary.commits_file_level = stats.get("commits_file_level", 0)
             report("commit", 0, 1)
             writer.set_meta(last_sha=head, complete_head=head, indexed_at=_now(),
-                            anchor_stats=_jsonable(dict(anchoring.stats)))
+                            anchor_stats=_jsonable(stats))
             writer.commit()
     summary.seconds = time.monotonic() - started
     report("done", summary.commits_indexed, summary.commits_total)
     return summary
 
 
-def _mine(commits, anchoring, writer, resumed, summary: IndexStats, report: Progress):
-    """Anchor and extract every new commit, writing as it goes.
+class _SourcePaths:
+    """``keep_patch`` for the walk: the files the anchorer anchors (answers cached per path)."""
 
-    Returns the slim new commits, the events of every walked commit, and every walked commit in
-    walk order (new ones and, when resuming, the ones ``resumed`` — the index — already holds).
-    """
-    mined: list[Commit] = []
-    batch: list[Commit] = []
-    events_by_commit: dict[str, list] = {}
-    next_flush = time.monotonic() + FIRST_FLUSH_SECONDS
-    interval = FIRST_FLUSH_SECONDS
-    new = _NewCommits(commits, resumed)  # anchoring may run ahead of this loop
-    for commit, events in anchoring.anchored(new):
-        seen = new.positions.popleft()
-        events_by_commit[commit.sha] = events
-        symbols = tuple(dict.fromkeys(e.symbol for e in events))
+    def __init__(self, attributes) -> None:
+        self._attributes = attributes
+        self._known: dict[str, bool] = {}
+
+    def __call__(self, path: str) -> bool:
+        known = self._known.get(path)
+        if known is None:
+            if len(self._known) > 200_000:
+                self._known.clear()
+            known = self._known[path] = path_skip_reason(path, self._attributes) is None
+        return known
+
+
+class _Miner:
+    """Every walked commit, newest first: anchored (all of them, since file states and blame
+    are carried from commit to commit), and, unless a killed run already stored it, its units,
+    events and row written; its blame and its part in the decision records either way."""
+
+    def __init__(self, anchoring, writer, resumed, windows: RecordWindows,
+                 blame: IncrementalBlame | None, summary: IndexStats,
+                 report: Progress) -> None:
+        self.anchoring, self.writer, self.resumed = anchoring, writer, resumed
+        self.windows, self.blame, self.summary, self.report = windows, blame, summary, report
+
+    def run(self, commits) -> None:
+        writer, summary = self.writer, self.summary
+        batch: list[Commit] = []
+        next_flush = time.monotonic() + FIRST_FLUSH_SECONDS
+        interval = FIRST_FLUSH_SECONDS
+        walked = 0
+        for commit, events, runs in self.anchoring.anchored(commits):
+            walked += 1
+            slim = _slim(commit)
+            if self.resumed is None or not self.resumed.has_commit(commit.sha):
+                self._write(commit, events)
+                batch.append(slim)
+            if self.blame is None:
+                writer.add_blame(runs)
+            else:
+                self.blame.add(commit, runs)
+            summary.blame_runs += len(runs)
+            self.windows.add(slim, events)
+            if len(batch) >= BATCH_COMMITS:
+                writer.add_commits(batch)
+                batch = []
+                self.report("mine", walked, summary.commits_total)
+            if time.monotonic() > next_flush:
+                writer.add_commits(batch)
+                batch = []
+                writer.flush()
+                self.report("mine", walked, summary.commits_total)
+                interval = min(interval * 2, MAX_FLUSH_SECONDS)
+                next_flush = time.monotonic() + interval
+        writer.add_commits(batch)
+        self.report("mine", walked, summary.commits_total)
+
+    def _write(self, commit: Commit, events) -> None:
+        symbols = tuple(dict.fromkeys(e.symbol for e in events if e.kind != FORMATTING_KIND))
         units = extract_units(commit, files=tuple(c.path for c in commit.changes),
                               symbols=symbols)
-        writer.add_units(units)
-        writer.add_events(events)
+        self.writer.add_units(units)
+        self.writer.add_events(events)
+        summary = self.summary
+        summary.commits_indexed += 1
         summary.units += len(units)
         summary.events += len(events)
         if commit.skip_reason:
             summary.filtered[commit.skip_reason] += 1
-        slim = _slim(commit)
-        mined.append(slim)
-        batch.append(slim)
-        if len(batch) >= BATCH_COMMITS:
-            writer.add_commits(batch)
-            batch = []
-            report("mine", seen, summary.commits_total)
-        if time.monotonic() > next_flush:
-            writer.add_commits(batch)
-            batch = []
-            writer.flush()
-            interval = min(interval * 2, MAX_FLUSH_SECONDS)
-            next_flush = time.monotonic() + interval
-    writer.add_commits(batch)
-    summary.commits_indexed = len(mined)
-    report("mine", new.walked, summary.commits_total)
-    events_by_commit.update(new.stored_events)
-    by_sha = {c.sha: c for c in mined} | new.stored
-    return mined, events_by_commit, [by_sha[sha] for sha in new.order if sha in by_sha]
-
-
-class _NewCommits:
-    """The walk minus the commits already indexed; remembers each new commit's walk position,
-    the walk order, and the commits (slim) and events the index already held."""
-
-    def __init__(self, commits, resumed) -> None:
-        self._commits, self._resumed = commits, resumed
-        self.walked = 0
-        self.positions: deque[int] = deque()
-        self.order: list[str] = []
-        self.stored: dict[str, Commit] = {}
-        self.stored_events: dict[str, list] = {}
-
-    def __iter__(self):
-        for commit in self._commits:
-            self.walked += 1
-            self.order.append(commit.sha)
-            if self._resumed is not None and self._resumed.has_commit(commit.sha):
-                self.stored[commit.sha] = _slim(commit)
-                self.stored_events[commit.sha] = self._resumed.events_of(commit.sha)
-                continue
-            self.positions.append(self.walked)
-            yield commit
-
-
-def _write_records(writer, mined, events_by_commit, previous, export_dir, summary) -> None:
-    """Decision records of the new commits, merged with stored ones and the tracker export."""
-    records = build_records(mined, events_by_commit)
-    if previous is not None:  # an issue fixed across two runs keeps all its work
-        records = coalesce_with(records, previous.record)
-    elif export_dir and Path(export_dir).is_dir():  # a rebuild re-applies the imported export
-        try:
-            records = merge_tracker(records, load_export(export_dir), mined, events_by_commit)
-        except WhyLensError as exc:  # a damaged export must not cost the whole rebuild
-            log.warning("the tracker export at %s was not re-applied: %s", export_dir, exc)
-            writer.set_meta(github_export=None)
-    writer.add_records(records)
-    writer.add_reverts(revert_pairs(mined))
-    summary.records = len(records)
 
 
 def _jsonable(stats: dict) -> dict:

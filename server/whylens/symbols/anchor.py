@@ -29,7 +29,7 @@ events carry the new path.
 from __future__ import annotations
 
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from whylens.models import FORMATTING_KIND, Commit, FileChange, SymbolEvent
 from whylens.symbols.extract import parse_outline, reparse_outline
@@ -49,6 +49,7 @@ DEFAULT_CACHE_ENTRIES = 64  # parsed outlines (source and tree) kept for increme
 DEFAULT_CACHE_BYTES = 24_000_000  # their source bytes (trees cost a few times more)
 DEFAULT_STATE_SPANS = 400_000  # definitions kept in file states (about 150 bytes each)
 MAX_FILES_PER_COMMIT = 2_000  # source files a commit may touch and still be anchored by symbol
+MAX_MERGE_NOTES = 500_000
 _UNCHANGED_KINDS = ("added", "deleted", "renamed", "moved")  # what an ignored commit keeps
 
 
@@ -77,6 +78,7 @@ class Anchorer:
         self._path_reasons: dict[str, str | None] = {}
         self._last_parsed: dict[str, str] = {}  # path → the blob of it parsed last
         self._path_states: dict[str, str] = {}  # path → the blob of it whose state came last
+        self._merge_parents: dict[str, str] = {}  # a merge parent's blob → the merge's blob
         self.stats: dict = {
             "parsed": 0,  # blobs parsed (full or incremental)
             "incremental": 0,  # of which re-parsed from the other side's edited tree
@@ -84,6 +86,7 @@ class Anchorer:
             "files": 0,  # file changes anchored
             "carried": 0,  # of which without parsing the old version
             "adopted": 0,  # states carried from another version of the file (merged branches)
+            "merged": 0,  # states carried through a merge to a parent's version
             "files_skipped": {},  # reason → file changes skipped
             "commits_file_level": 0,  # commits over max_files: file history only
             "files_file_level": 0,
@@ -114,6 +117,18 @@ class Anchorer:
                       for e in events]
         self.stats["events"] += len(events)
         return events
+
+    def merge(self, changed: list[Mapping[str, tuple[str | None, str | None]]]) -> None:
+        """Note where a merge's versions came from (no events: a merge changes nothing itself):
+        when a commit of a parent's side needs the state of its version, it is carried from
+        the merge's version then. ``changed``: for each parent, path → (its blob, the merge's
+        blob) of the files that differ."""
+        if len(self._merge_parents) > MAX_MERGE_NOTES:
+            self._merge_parents.clear()
+        for diff in changed:
+            for parent_blob, merge_blob in diff.values():
+                if parent_blob and merge_blob and merge_blob in self._states:
+                    self._merge_parents[parent_blob] = merge_blob
 
     # -- one file change -------------------------------------------------------------------
 
@@ -227,7 +242,13 @@ class Anchorer:
         if isinstance(state, str):
             return state
         data = self._read_blob(sha)
-        adopted = self._adopt(data, language, path)
+        merged = self._merge_parents.pop(sha, None)
+        child = self._states.get(merged) if merged else None
+        derived = None
+        if isinstance(child, FileState) and child.language == language:
+            derived = self._derive(child, merged, data)
+            self.stats["merged"] += derived is not None
+        adopted = derived or self._adopt(data, language, path)
         if adopted is not None:
             self._store(sha, adopted, path, first=True)
             return adopted
@@ -246,21 +267,27 @@ class Anchorer:
         branch get theirs without a parse (the walk shows no diff for a merge)."""
         sibling_sha = self._path_states.get(path)
         sibling = self._states.get(sibling_sha) if sibling_sha else None
-        if data is None or not isinstance(sibling, FileState) or sibling.language != language:
+        if not isinstance(sibling, FileState) or sibling.language != language:
             return None
-        if content_skip_reason("", len(data), data) is not None:
+        derived = self._derive(sibling, sibling_sha, data)
+        if derived is not None:
+            self.stats["adopted"] += 1
+        return derived
+
+    def _derive(self, state: FileState, sha: str, data: bytes | None) -> FileState | None:
+        """The state of another version (``data``) of the file whose blob ``sha`` has ``state``,
+        through a line diff of the two, when that cannot miss a definition."""
+        if data is None or content_skip_reason("", len(data), data) is not None:
             return None
-        cached = self._cache.get(sibling_sha)
-        sibling_data = cached.source if isinstance(cached, Outline) else self._read_blob(
-            sibling_sha)
-        texts = diff_hunks(data, sibling_data) if sibling_data is not None else None
+        cached = self._cache.get(sha)
+        source = cached.source if isinstance(cached, Outline) else self._read_blob(sha)
+        texts = diff_hunks(data, source) if source is not None else None
         if texts is None:
             return None
-        born, named = born_spans(sibling, texts)
-        if not self._certain(language, sibling, texts, born, named):
+        born, named = born_spans(state, texts)
+        if not self._certain(state.language, state, texts, born, named):
             return None
-        self.stats["adopted"] += 1
-        return track_back(language, sibling, texts, born)[0]
+        return track_back(state.language, state, texts, born)[0]
 
     def _store(self, sha: str, state: FileState | str, path: str | None = None,
                first: bool = False) -> None:

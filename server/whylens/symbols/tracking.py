@@ -252,16 +252,17 @@ def _python_indent(lines: tuple[bytes, ...] | list[bytes]) -> int | None:
     return min(widths) if widths else None
 
 
-def _align(removed: tuple[bytes, ...], added: tuple[bytes, ...]) -> list[int | None]:
-    """For each removed line, the added line it became (None: deleted outright)."""
+def align(removed: tuple[bytes, ...], added: tuple[bytes, ...]) -> list[int | None]:
+    """For each removed line, the added line it became (None: deleted outright); with the
+    arguments swapped, for each added line the removed line it replaced."""
     if not added:
         return [None] * len(removed)
-    if len(removed) == len(added) or len(removed) * len(added) > ALIGN_MAX_CELLS:
-        return [min(i * len(added) // max(len(removed), 1), len(added) - 1)
-                for i in range(len(removed))]
+    if len(removed) == len(added):
+        return list(range(len(removed)))
     out: list[int | None] = [None] * len(removed)
     matcher = difflib.SequenceMatcher(None, [r.strip() for r in removed],
-                                      [a.strip() for a in added], autojunk=False)
+                                      [a.strip() for a in added],
+                                      autojunk=len(removed) * len(added) > ALIGN_MAX_CELLS)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag in ("equal", "replace"):
             for i in range(i1, i2):
@@ -282,7 +283,7 @@ def _attribute(language: str, state: FileState, hunk: HunkText,
     """(old line, new line it aligns to or after which it sat, owner span, header?) for each
     removed line, owners taken from ``state`` (the new version); spans in ``skip`` pass their
     lines to their first ancestor not in it."""
-    aligned = _align(hunk.removed, hunk.added)
+    aligned = align(hunk.removed, hunk.added)
     indent = _python_indent(hunk.removed) if language == "python" else None
     spans = state.spans
     out = []

@@ -1,6 +1,7 @@
-"""The code lens counts stay exact as the index changes: the ``pitfall_links`` table the writer
-keeps must give what the join over the unit tables gives, after adds, idempotent re-adds,
-replacements, removed commits, renames, and on an index written before the table existed."""
+"""The code lens counts stay exact as the index changes: pitfalls are Pattern units only, and the
+``pattern_files`` table the writer keeps must give what the join over the unit tables gives,
+after adds, idempotent re-adds, replacements, removed commits, renames, and on an index written
+before the table existed. Formatting-only events are not changes."""
 
 from __future__ import annotations
 
@@ -60,12 +61,11 @@ def all_counts(store) -> dict:
     return out
 
 
-EXPECTED = {
-    "a.py": {"K.m": (0, 1, 0), "f": (1, 2, 2)},
-    # a.py's history too; p2 counted once though linked to both names
-    "b.py": {"K.m": (0, 1, 0), "f": (1, 2, 2), "h": (0, 1, 1), "lib.g": (0, 1, 0)},
+EXPECTED = {  # facts (p2, x1) and skills (s1) are not pitfalls
+    "a.py": {"K.m": (0, 1, 0), "f": (1, 1, 2)},
+    "b.py": {"K.m": (0, 1, 0), "f": (1, 1, 2), "h": (0, 0, 1)},  # a.py's history too
     "c.py": {"init": (0, 1, 0)},
-    "lib.py": {"h": (0, 1, 0), "lib.g": (0, 1, 0)},
+    "lib.py": {},
 }
 
 
@@ -90,10 +90,10 @@ def test_counts_after_replacing_units(lens, build):
                        files=["lib.py"]),  # loses a symbol and a file
         ])
     assert all_counts(store) == {
-        "a.py": {"K.n": (0, 1, 0), "f": (1, 2, 2)},
-        "b.py": {"K.n": (0, 1, 0), "f": (1, 2, 2), "h": (0, 0, 1)},
+        "a.py": {"K.n": (0, 1, 0), "f": (1, 1, 2)},
+        "b.py": {"K.n": (0, 1, 0), "f": (1, 1, 2), "h": (0, 0, 1)},
         "c.py": {"init": (0, 1, 0)},
-        "lib.py": {"h": (0, 1, 0)},
+        "lib.py": {},
     }
 
 
@@ -102,27 +102,38 @@ def test_counts_after_removing_commits(lens):
     with store.writer() as writer:
         writer.remove_commits([c[2].sha, c[4].sha])
     assert all_counts(store) == {
-        "a.py": {"f": (0, 1, 1)},
-        "b.py": {"f": (0, 1, 1)},
+        "a.py": {"f": (0, 0, 1)},
+        "b.py": {"f": (0, 0, 1)},
         "c.py": {"init": (0, 1, 0)},
         "lib.py": {},
     }
 
 
-def test_an_index_written_before_the_links_falls_back_then_gains_them(lens, build):
+def test_formatting_events_are_not_counted_as_changes(lens):
+    store, c, units = lens
+    with store.writer() as writer:
+        writer.add_events([SymbolEvent(c[4].sha, "b.py", "f", "formatting")])
+    assert all_counts(store) == EXPECTED
+    with store.reader() as reader:
+        assert [e.kind for e in reader.symbol_history("f", "b.py")] == ["body", "added"]
+        assert [e.kind for e in reader.symbol_history("f", "b.py", formatting=True)] == [
+            "formatting", "body", "added"]
+
+
+def test_an_index_written_before_the_table_falls_back_then_gains_it(lens, build):
     store, c, units = lens
     folder = store.current_generation()
     conn = sqlite3.connect(folder / sidecar.FILENAME)
-    conn.execute(f"DROP TABLE {sidecar.PITFALL_LINKS}")
+    conn.execute(f"DROP TABLE {sidecar.PATTERN_FILES}")
     conn.commit()
     conn.close()
     assert all_counts(store) == EXPECTED  # the reader joins the unit tables
     with store.reader() as reader:
-        assert not sidecar.has_pitfall_links(reader._conn)
+        assert not sidecar.has_table(reader._conn, sidecar.PATTERN_FILES)
     with store.writer() as writer:  # the next write fills the table from the units, then adds
         writer.add_units([build.unit("n1", c[4], "h", "h leaks", type="pattern", symbols=["h"],
                                      files=["b.py"])])
     with store.reader() as reader:
-        assert sidecar.has_pitfall_links(reader._conn)
-    expected = {**EXPECTED, "b.py": {**EXPECTED["b.py"], "h": (0, 2, 1)}}
+        assert sidecar.has_table(reader._conn, sidecar.PATTERN_FILES)
+    expected = {**EXPECTED, "b.py": {**EXPECTED["b.py"], "h": (0, 1, 1)}}
     assert all_counts(store) == expected
