@@ -36,7 +36,8 @@ class RecordWindows:
                  window: int = WINDOW_COMMITS) -> None:
         self._writer = writer
         self._window = max(window, 1)
-        self._export = export_dir if (full and export_dir and Path(export_dir).is_dir()) else None
+        self._export: str | None = (export_dir if (full and export_dir and Path(export_dir).is_dir())
+                                    else None)
         self._commits: deque[Commit] = deque()
         self._events: dict[str, list[SymbolEvent]] = {}
         self._written_before: set[str] = set()  # fixing commits of the previous round's records
@@ -71,6 +72,7 @@ class RecordWindows:
                 self._events.pop(done.sha, None)
 
     def _with_export(self) -> None:
+        assert self._export is not None
         commits = list(self._commits)
         records = build_records(commits, self._events)
         try:

@@ -29,7 +29,7 @@ events carry the new path.
 from __future__ import annotations
 
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from whylens.models import FORMATTING_KIND, Commit, FileChange, SymbolEvent
 from whylens.symbols.extract import parse_outline, reparse_outline
@@ -118,7 +118,7 @@ class Anchorer:
         self.stats["events"] += len(events)
         return events
 
-    def merge(self, changed: list[Mapping[str, tuple[str | None, str | None]]]) -> None:
+    def merge(self, changed: Sequence[Mapping[str, tuple[str | None, str | None]]]) -> None:
         """Note where a merge's versions came from (no events: a merge changes nothing itself):
         when a commit of a parent's side needs the state of its version, it is carried from
         the merge's version then. ``changed``: for each parent, path → (its blob, the merge's
@@ -189,8 +189,7 @@ class Anchorer:
         for i in range(len(old.spans)):
             if i not in pairs:
                 deleted.append(Deleted(change.path, old_path, old, i,
-                                       Body(lambda i=i: squeeze(language, span_text(
-                                           old_lines, old.spans[i])))))
+                                       _old_body(language, old_lines, old, i)))
         paired = set(pairs.values())
         added.extend(Added(change.path, new, k, _body(lines, new, k))
                      for k in range(len(new.spans)) if k not in paired)
@@ -206,12 +205,12 @@ class Anchorer:
             return []
         self.stats["files"] += 1
         old = FileState.from_outline(outline)
-        self._store(old_blob, old, change.path)
+        if old_blob is not None:
+            self._store(old_blob, old, change.path)
         old_lines = outline.source.splitlines(keepends=True)
         for i in range(len(old.spans)):
             deleted.append(Deleted(change.path, change.old_path or change.path, old, i,
-                                   Body(lambda i=i: squeeze(language, span_text(
-                                       old_lines, old.spans[i])))))
+                                   _old_body(language, old_lines, old, i)))
         return []
 
     def _certain(self, language: str, new: FileState, texts: list[HunkText],
@@ -245,7 +244,7 @@ class Anchorer:
         merged = self._merge_parents.pop(sha, None)
         child = self._states.get(merged) if merged else None
         derived = None
-        if isinstance(child, FileState) and child.language == language:
+        if merged is not None and isinstance(child, FileState) and child.language == language:
             derived = self._derive(child, merged, data)
             self.stats["merged"] += derived is not None
         adopted = derived or self._adopt(data, language, path)
@@ -267,7 +266,8 @@ class Anchorer:
         branch get theirs without a parse (the walk shows no diff for a merge)."""
         sibling_sha = self._path_states.get(path)
         sibling = self._states.get(sibling_sha) if sibling_sha else None
-        if not isinstance(sibling, FileState) or sibling.language != language:
+        if sibling_sha is None or not isinstance(sibling, FileState) or \
+                sibling.language != language:
             return None
         derived = self._derive(sibling, sibling_sha, data)
         if derived is not None:
@@ -332,7 +332,8 @@ class Anchorer:
             self._remember(sha, reason, 0)
             return reason
         other = self._cache.get(change.new_blob) if change and change.new_blob else None
-        if isinstance(other, Outline) and other.tree is not None and change.hunks:
+        if change is not None and isinstance(other, Outline) and other.tree is not None \
+                and change.hunks:
             ranges = [(nr, nc, orow, oc) for orow, oc, nr, nc in map(_rows, change.hunks)]
         else:
             other = self._cache.get(self._last_parsed.get(path, ""))
@@ -390,6 +391,11 @@ class _Lines:
 def _body(lines: _Lines, state: FileState, index: int) -> Body:
     language = state.language
     return Body(lambda: squeeze(language, span_text(lines.lines(), state.spans[index])))
+
+
+def _old_body(language: str, lines: list[bytes], state: FileState, index: int) -> Body:
+    """The body of a definition of a parsed old version, squeezed when first needed."""
+    return Body(lambda: squeeze(language, span_text(lines, state.spans[index])))
 
 
 def _born_body(texts: list[HunkText], state: FileState, index: int) -> Body:

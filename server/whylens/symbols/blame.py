@@ -17,7 +17,7 @@ maps it onto the blame the index already holds).
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from whylens.models import Commit, FileChange
@@ -70,7 +70,7 @@ class LineBlame:
         self.stats["runs"] += len(runs)
         return runs
 
-    def merge(self, commit: Commit, changed: list[Mapping[str, tuple[str | None, str | None]]]
+    def merge(self, commit: Commit, changed: Sequence[Mapping[str, tuple[str | None, str | None]]]
               ) -> list[BlameRun]:
         """Hand the lines waiting in a merge's version of each file to its parents' versions,
         as ``git blame`` does: a line goes to the first parent whose version has it unchanged;
@@ -81,7 +81,7 @@ class LineBlame:
         runs: list[BlameRun] = []
         for path, (_, merge_blob) in changed[0].items():
             entry = self._pending.pop((merge_blob, path), None) if merge_blob else None
-            if entry is None:
+            if entry is None or merge_blob is None:
                 continue
             head_path, segments = entry
             merged = self._read_blob(merge_blob)
@@ -95,7 +95,7 @@ class LineBlame:
                     break
                 theirs = self._read_blob(parent_blob) if parent_blob else None
                 texts = diff_hunks(theirs, merged) if theirs is not None and merged else None
-                if texts is None:
+                if texts is None or parent_blob is None:
                     continue
                 moved, stay = carry(segments, texts, lambda h: [None] * h.new_count)
                 if moved:

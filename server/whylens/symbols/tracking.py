@@ -328,14 +328,14 @@ def track_back(language: str, state: FileState, hunks: list[HunkText],
     low: dict[int, int] = {}
     high: dict[int, int] = {}
     for hunk in hunks:
-        for old_line, line, owner, header in _attribute(language, state, hunk, born):
+        for old_line, line, owner, in_header in _attribute(language, state, hunk, born):
             if owner < 0:
                 continue
             span = spans[owner]
             text = hunk.removed[old_line - hunk.old_start]
             column = _shared_column(span, line, text, hunk)
-            touches.setdefault(owner, Touch()).add(False, span, line if header else -1, text,
-                                                   header, column)
+            touches.setdefault(owner, Touch()).add(False, span, line if in_header else -1, text,
+                                                   in_header, column)
             k = owner
             while k >= 0:
                 low[k] = min(low.get(k, old_line), old_line)
@@ -348,7 +348,8 @@ def track_back(language: str, state: FileState, hunks: list[HunkText],
     for index, span in enumerate(spans):
         if index in born:
             continue
-        start, end = locate(span.start), locate(span.end)
+        start: int = locate(span.start)
+        end: int = locate(span.end)
         if start < 0 or end < 0 or index in low:  # the span meets a hunk
             first = _unchanged_from(mapper, span.start, span.end, 1)
             last = _unchanged_from(mapper, span.end, span.start, -1)
