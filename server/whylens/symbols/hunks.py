@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import difflib
 import re
+from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass
 
 from whylens.models import FileChange, Hunk
 
-DIFF_MAX_LINES = 4_000  # differing lines a diff computed here may have on either side
+DIFF_MAX_LINES = 20_000  # differing lines a diff computed here may have on either side
+SMALL_GAP_CELLS = 10_000  # a gap with no unique line is diffed with difflib up to this size
 _HEADER = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
 
 
@@ -70,7 +72,7 @@ def hunk_texts(change: FileChange) -> list[HunkText] | None:
 def diff_hunks(old: bytes, new: bytes, hunks: tuple[Hunk, ...] = (),
                max_lines: int = DIFF_MAX_LINES) -> list[HunkText] | None:
     """Hunk texts between two versions: cut from them along ``hunks`` when given, else diffed
-    here (lines; the common start and end are skipped first). None when the lines that differ
+    here (``matched_lines``). None when the lines between the common start and the common end
     are more than ``max_lines`` on either side."""
     old_lines = old.splitlines(keepends=True)
     new_lines = new.splitlines(keepends=True)
@@ -83,14 +85,90 @@ def diff_hunks(old: bytes, new: bytes, hunks: tuple[Hunk, ...] = (),
         if len(old_mid) > max_lines or len(new_mid) > max_lines:
             return None
         found = []
-        matcher = difflib.SequenceMatcher(None, old_mid, new_mid, autojunk=False)
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-            if tag != "equal":  # git's -U0 numbers: a count of 0 names the line before
-                found.append((head + i1 + (1 if i2 > i1 else 0), i2 - i1,
-                              head + j1 + (1 if j2 > j1 else 0), j2 - j1))
+        i = j = 0
+        for mi, mj in [*matched_lines(old_mid, new_mid), (len(old_mid), len(new_mid))]:
+            if mi > i or mj > j:  # git's -U0 numbers: a count of 0 names the line before
+                found.append((head + i + (1 if mi > i else 0), mi - i,
+                              head + j + (1 if mj > j else 0), mj - j))
+            i, j = mi + 1, mj + 1
     return [HunkText(os, oc, ns, nc, tuple(old_lines[os - 1:os - 1 + oc]) if oc else (),
                      tuple(new_lines[ns - 1:ns - 1 + nc]) if nc else ())
             for os, oc, ns, nc in found]
+
+
+def matched_lines(a: list[bytes], b: list[bytes]) -> list[tuple[int, int]]:
+    """Pairs (i, j) of equal lines a[i] == b[j] in increasing order: a patience diff (lines
+    unique on both sides anchor it, the longest increasing run of them, recursively between
+    anchors; ``difflib`` only for small gaps without one). Near-linear on long files, where
+    difflib's ``SequenceMatcher`` is quadratic."""
+    out: list[tuple[int, int]] = []
+    _patience(a, b, 0, len(a), 0, len(b), out)
+    return out
+
+
+def _patience(a: list[bytes], b: list[bytes], alo: int, ahi: int, blo: int, bhi: int,
+              out: list[tuple[int, int]]) -> None:
+    while alo < ahi and blo < bhi and a[alo] == b[blo]:  # common start
+        out.append((alo, blo))
+        alo, blo = alo + 1, blo + 1
+    tail: list[tuple[int, int]] = []
+    while alo < ahi and blo < bhi and a[ahi - 1] == b[bhi - 1]:  # common end
+        ahi, bhi = ahi - 1, bhi - 1
+        tail.append((ahi, bhi))
+    if alo < ahi and blo < bhi:
+        anchors = _unique_anchors(a, b, alo, ahi, blo, bhi)
+        if anchors:
+            i, j = alo, blo
+            for ai, bj in anchors:
+                _patience(a, b, i, ai, j, bj, out)
+                out.append((ai, bj))
+                i, j = ai + 1, bj + 1
+            _patience(a, b, i, ahi, j, bhi, out)
+        elif (ahi - alo) * (bhi - blo) <= SMALL_GAP_CELLS:
+            matcher = difflib.SequenceMatcher(None, a[alo:ahi], b[blo:bhi], autojunk=False)
+            for block in matcher.get_matching_blocks():
+                out.extend((alo + block.a + k, blo + block.b + k) for k in range(block.size))
+    out.extend(reversed(tail))
+
+
+def _unique_anchors(a: list[bytes], b: list[bytes], alo: int, ahi: int, blo: int,
+                    bhi: int) -> list[tuple[int, int]]:
+    """Lines that occur once in a[alo:ahi] and once in b[blo:bhi], as the longest run whose
+    positions increase on both sides (patience sorting)."""
+    count_a: dict[bytes, int] = {}
+    where_a: dict[bytes, int] = {}
+    for i in range(alo, ahi):
+        line = a[i]
+        count_a[line] = count_a.get(line, 0) + 1
+        where_a[line] = i
+    count_b: dict[bytes, int] = {}
+    where_b: dict[bytes, int] = {}
+    for j in range(blo, bhi):
+        line = b[j]
+        if count_a.get(line) == 1:
+            count_b[line] = count_b.get(line, 0) + 1
+            where_b[line] = j
+    pairs = sorted((where_a[line], where_b[line]) for line, n in count_b.items() if n == 1)
+    if not pairs:
+        return []
+    tops: list[int] = []  # b index ending the best run of each length
+    ends: list[int] = []  # index into pairs of that run's last pair
+    back = [-1] * len(pairs)
+    for k, (_, j) in enumerate(pairs):
+        position = bisect_left(tops, j)
+        if position:
+            back[k] = ends[position - 1]
+        if position == len(tops):
+            tops.append(j)
+            ends.append(k)
+        else:
+            tops[position], ends[position] = j, k
+    run = []
+    k = ends[-1]
+    while k >= 0:
+        run.append(pairs[k])
+        k = back[k]
+    return run[::-1]
 
 
 def common_ends(a: list[bytes], b: list[bytes]) -> tuple[int, int]:
