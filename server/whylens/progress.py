@@ -107,3 +107,46 @@ def parse_line(raw: bytes | str) -> IndexEvent | IndexStats | None:
     except (ValueError, TypeError, KeyError):
         return None
     return None
+
+
+class Eta:
+    """Time left in a phase, from its recent pace: commits per second, smoothed over updates
+    (the first commits of a backfill are the newest and the slowest to anchor, so the average
+    since the start would mislead)."""
+
+    SMOOTHING = 0.3  # weight of the newest pace measurement
+    MIN_SECONDS = 1.0  # measure over at least this long
+
+    def __init__(self) -> None:
+        self._phase = ""
+        self._mark: tuple[float, int] | None = None
+        self._rate: float | None = None
+
+    def update(self, phase: str, done: int, total: int, now: float) -> float | None:
+        """Seconds left once the pace is known, else None."""
+        if phase != self._phase:
+            self._phase, self._mark, self._rate = phase, (now, done), None
+            return None
+        if self._mark is None:
+            self._mark = (now, done)
+            return None
+        then, before = self._mark
+        if now - then >= self.MIN_SECONDS and done > before:
+            pace = (done - before) / (now - then)
+            self._rate = pace if self._rate is None else (
+                self.SMOOTHING * pace + (1 - self.SMOOTHING) * self._rate)
+            self._mark = (now, done)
+        if not self._rate or total <= done:
+            return None
+        return (total - done) / self._rate
+
+
+def time_left(seconds: float | None) -> str:
+    """"about 8 min left" (empty when unknown)."""
+    if seconds is None:
+        return ""
+    if seconds < 90:
+        return f"about {max(int(round(seconds / 5.0)) * 5, 5)} s left"
+    if seconds < 90 * 60:
+        return f"about {int(round(seconds / 60))} min left"
+    return f"about {seconds / 3600:.1f} h left"

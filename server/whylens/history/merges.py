@@ -12,6 +12,7 @@ from __future__ import annotations
 import subprocess
 
 from whylens.history.repo import GitCommandError, GitProcess, Repository
+from whylens.history.walk import memory_pins
 
 _NULL = "0" * 40
 Changed = dict[str, tuple[str | None, str | None]]  # path → (blob in the parent, in the merge)
@@ -36,8 +37,8 @@ class MergeFiles:
         if not parents:
             return []
         proc = self._proc = self._proc or self._repo.popen(
-            ["diff-tree", "--stdin", "-r", "--raw", "-z", "--no-abbrev", "--no-renames",
-             "--always"], stdin=subprocess.PIPE)
+            [*memory_pins(), "diff-tree", "--stdin", "-r", "--raw", "-z", "--no-abbrev",
+             "--no-renames", "--always"], stdin=subprocess.PIPE)
         request = "".join(f"{merge} {p}\n" for p in parents) + f"{parents[0]} {parents[0]}\n"
         try:
             proc.stdin.write(request.encode())

@@ -40,6 +40,8 @@ from whylens.symbols.blame import BlameRun, LineBlame, Segment
 DEFAULT_WORKER_MIN_COMMITS = 500
 WORKER_MIN_COMMITS_ENV = "WHYLENS_ANCHOR_WORKER_MIN_COMMITS"  # tests and benchmarks force a path
 LOOKAHEAD_COMMITS = 256  # commits shipped to the worker and not yet consumed, at most
+LOOKAHEAD_BYTES = 32_000_000  # and their patch text, at most (a few huge commits)
+CHUNK_BYTES = 8_000_000  # a message is sent once this much patch text is in it
 CHUNK_COMMITS = 16  # commits per message (one pickle each way)
 POLL_SECONDS = 0.5  # how often each side checks that the other is still alive
 
@@ -153,6 +155,7 @@ class WorkerAnchoring:
                   self._worker_events, os.getpid()))
         self.stats: dict[str, Any] = {}
         self._leftover: list[tuple[str, str, str, list[Segment]]] = []
+        self._pending_bytes = 0
 
     @property
     def pid(self) -> int | None:
@@ -174,18 +177,24 @@ class WorkerAnchoring:
 
     def anchored(self, commits: Iterable[Commit]) -> Iterator[Anchored]:
         pending: deque[Commit] = deque()  # shipped, events not yet yielded
+        self._pending_bytes = 0
         chunk: list[Commit] = []
+        chunk_bytes = 0
         for commit in commits:
             chunk.append(commit)
-            if len(chunk) >= self._chunk:
+            chunk_bytes += _weight(commit)
+            if len(chunk) >= self._chunk or chunk_bytes >= CHUNK_BYTES:
                 self._send(chunk)
                 pending.extend(chunk)
-                chunk = []
-            while len(pending) > self._lookahead:
+                self._pending_bytes += chunk_bytes
+                chunk, chunk_bytes = [], 0
+            while pending and (len(pending) > self._lookahead
+                               or self._pending_bytes > LOOKAHEAD_BYTES):
                 yield from self._receive(pending)
         if chunk:
             self._send(chunk)
             pending.extend(chunk)
+            self._pending_bytes += chunk_bytes
         self._send(None)  # end of the walk: the worker answers with its stats and exits
         while pending:
             yield from self._receive(pending)
@@ -222,6 +231,7 @@ class WorkerAnchoring:
             raise AnchorWorkerError(f"the anchor worker sent {kind!r} instead of events")
         for sha, events, runs in payload:
             commit = pending.popleft()
+            self._pending_bytes -= _weight(commit)
             if commit.sha != sha:
                 raise AnchorWorkerError(f"the anchor worker answered for {sha} instead of "
                                         f"{commit.sha}; it lost the commit order")
@@ -247,6 +257,11 @@ class WorkerAnchoring:
             f"the anchor worker process died (exit code {self._process.exitcode}) before "
             f"answering; run `whylens index` again (it resumes), or set "
             f"{WORKER_MIN_COMMITS_ENV}=1000000000 to anchor in one process")
+
+
+def _weight(commit: Commit) -> int:
+    """Roughly the bytes a commit costs on the pipe and in memory (its patch text mostly)."""
+    return 200 + sum(len(change.patch) + 200 for change in commit.changes)
 
 
 def _pipe(context):

@@ -45,9 +45,9 @@ from whylens.symbols.tracking import (
     FileState, born_spans, classify, compare_parsed, span_text, track_back,
 )
 
-DEFAULT_CACHE_ENTRIES = 64  # parsed outlines (source and tree) kept for incremental re-parses
-DEFAULT_CACHE_BYTES = 24_000_000  # their source bytes (trees cost a few times more)
-DEFAULT_STATE_SPANS = 400_000  # definitions kept in file states (about 150 bytes each)
+DEFAULT_CACHE_ENTRIES = 16  # parsed outlines (source and tree) kept for incremental re-parses
+DEFAULT_CACHE_BYTES = 4_000_000  # their source bytes (a tree costs 10-20 times its source)
+DEFAULT_STATE_SPANS = 250_000  # definitions kept in file states (about 200 bytes each)
 MAX_FILES_PER_COMMIT = 2_000  # source files a commit may touch and still be anchored by symbol
 MAX_MERGE_NOTES = 500_000
 _UNCHANGED_KINDS = ("added", "deleted", "renamed", "moved")  # what an ignored commit keeps
