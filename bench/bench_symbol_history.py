@@ -12,8 +12,8 @@ outer range also counts the inner ones, which WhyLens files under the inner symb
 at that sha (merges left out), minus the commits whose change of that range is formatting-only
 or (Python) annotation-only (``symbols.formatting.formatting_only`` / ``typing_only`` on the
 removed and added lines ``git log -L`` prints; issue 13: reformat, lint and typing-only commits
-are never listed as changes) and the commits in ``.git-blame-ignore-revs``. It indexes the repository with the WhyLens of
-``--server`` (default: this checkout; pass another checkout's ``server/`` folder for the
+are never listed as changes) and the commits in ``.git-blame-ignore-revs``. It indexes the
+repository with the WhyLens of ``--server`` (default: this checkout; pass another checkout's ``server/`` folder for the
 baseline), reads ``symbol_history(symbol, path)`` and prints precision, recall and the share of
 the commits cited that are formatting-only (per function and pooled), next to the run's CPU.
 Nothing is written into the repository.
