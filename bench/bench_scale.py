@@ -121,26 +121,39 @@ def measure_repo(repo: str, env: dict[str, str], work: Path, skip_full: bool) ->
 # ---- the >= 100k-commit repository with the real server ------------------------------------
 
 def newest_function(repo: Path) -> tuple[str, int, int, str]:
-    """(path, 0-based line, column) of the name of a function the newest commit changed, and
-    the commit's subject."""
+    """(path, 0-based line, column) of the name of a function the newest commit that changed
+    one substantively changed (a comment-only edit has no history), and that commit's subject."""
     sys.path.insert(0, str(HERE.parent / "server"))
+    from whylens.symbols.formatting import tokens
     from whylens.symbols.languages import language_for_path
     from whylens.symbols.outline import outline
 
-    sha = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True,
-                         text=True, check=True).stdout.strip()
-    subject = subprocess.run(["git", "-C", str(repo), "log", "-1", "--format=%s"],
-                             capture_output=True, text=True, check=True).stdout.strip()
-    diff = subprocess.run(["git", "-C", str(repo), "show", "-U0", "--format=", sha],
-                          capture_output=True, text=True, check=True).stdout
-    path = next(line[6:] for line in diff.splitlines() if line.startswith("+++ b/"))
-    changed = int(next(line.split("+")[1].split(",")[0].split()[0] for line in diff.splitlines()
-                       if line.startswith("@@")))
-    source = (repo / path).read_bytes()
-    symbol = min((s for s in outline(source, language_for_path(path))
-                  if s.start_line <= changed <= s.end_line),
-                 key=lambda s: s.end_line - s.start_line)
-    return path, symbol.name_line - 1, symbol.name_col, subject
+    shas = subprocess.run(["git", "-C", str(repo), "log", "-n", "200", "--no-merges",
+                           "--format=%H"], capture_output=True, text=True, check=True).stdout.split()
+    for sha in shas:
+        diff = subprocess.run(["git", "-C", str(repo), "show", "-U0", "--format=", sha],
+                              capture_output=True, text=True, check=True).stdout
+        paths = [line[6:] for line in diff.splitlines() if line.startswith("+++ b/")]
+        if len(paths) != 1 or not language_for_path(paths[0]):
+            continue
+        path, language = paths[0], language_for_path(paths[0])
+        lines = diff.splitlines()
+        removed = "".join(x[1:] + "\n" for x in lines if x[:1] == "-" and x[:3] != "---")
+        added = "".join(x[1:] + "\n" for x in lines if x[:1] == "+" and x[:3] != "+++")
+        if tokens(language, removed.encode()) == tokens(language, added.encode()):
+            continue  # a comment or layout only
+        changed = int(next(line.split("+")[1].split(",")[0].split()[0]
+                           for line in diff.splitlines() if line.startswith("@@")))
+        source = subprocess.run(["git", "-C", str(repo), "show", f"HEAD:{path}"],
+                                capture_output=True, check=True).stdout
+        around = [s for s in outline(source, language) if s.start_line <= changed <= s.end_line]
+        if not around:
+            continue
+        symbol = min(around, key=lambda s: s.end_line - s.start_line)
+        subject = subprocess.run(["git", "-C", str(repo), "log", "-1", "--format=%s", sha],
+                                 capture_output=True, text=True, check=True).stdout.strip()
+        return path, symbol.name_line - 1, symbol.name_col, subject
+    raise SystemExit("no recent commit changed a function substantively")
 
 
 async def first_hover(repo: Path, index_dir: Path, env: dict[str, str]) -> None:

@@ -9,6 +9,7 @@ large chunks and split with ``bytes.find``; nothing is parsed per patch line in 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import replace
 from typing import NamedTuple
@@ -27,6 +28,7 @@ _DIFF_START = b"\ndiff --git "
 _HUNK = re.compile(rb"\n@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _PIPE_SIZE = 1 << 20
 _READ_SIZE = 1 << 18
+EAGER_SECONDS = 5.0  # read whatever git has written (not full blocks) this long
 # Hunk headers repeat a lot ("@@ -0,0 +1 @@"); Hunks are immutable, so equal ones are shared.
 _HUNK_CACHE: dict[bytes, Hunk] = {}
 _HUNK_CACHE_SIZE = 50_000
@@ -161,8 +163,13 @@ def _records(stream) -> Iterator[bytes]:
     buf = bytearray()
     start = -1  # offset just after the current record's marker; -1 before the first one
     scan = 0
+    eager_until = time.monotonic() + EAGER_SECONDS
     while True:
-        chunk = stream.read(_READ_SIZE)  # blocks for a full block: fewer wake-ups than read1
+        # a full block means fewer wake-ups, but git fills 256 KiB slowly at the start of a
+        # big history (it diffs the newest commits first): take what there is, at first, so
+        # the first commits reach the index within seconds
+        eager = time.monotonic() < eager_until
+        chunk = stream.read1(_READ_SIZE) if eager else stream.read(_READ_SIZE)
         if not chunk:
             break
         buf += chunk

@@ -110,8 +110,8 @@ def run_index(
         if mode == "up-to-date":
             summary.seconds = time.monotonic() - started
             return summary
-        summary.commits_total = repo.count(head, exclude=exclude)
-        report("mine", 0, summary.commits_total)
+        total = _Total(repo, head, exclude)  # counting 100k commits takes seconds: meanwhile
+        report("mine", 0, 0)
         links = WebLinks.from_remote(repo.remote_url() or "")
 
         with contextlib.ExitStack() as stack:
@@ -128,7 +128,7 @@ def run_index(
             head_blobs = blamed_files(repo, head, attributes)
             chosen: Anchoring = (
                 WorkerAnchoring(where.root, attributes, head_blobs)  # the repository opened here
-                if wants_worker(summary.commits_total, anchor_worker_min_commits)
+                if wants_worker(total.at_least(WORKER_PROBE), anchor_worker_min_commits)
                 else InProcessAnchoring(blobs.read, attributes, head_blobs,
                                         stack.enter_context(MergeFiles(repo))))
             anchoring = stack.enter_context(chosen)
@@ -140,7 +140,8 @@ def run_index(
             blame = IncrementalBlame(repo, last) if last else None
             windows = RecordWindows(writer, prior_meta.get("github_export"), mode == "full")
             _Miner(anchoring, writer, previous if mode == "resumed" else None, windows, blame,
-                   summary, report).run(commits)
+                   summary, report, total).run(commits)
+            summary.commits_total = total.value(wait=True)
             report("records", 0, 1)
             windows.finish()
             summary.records = windows.records
@@ -156,6 +157,33 @@ def run_index(
     summary.seconds = time.monotonic() - started
     report("done", summary.commits_indexed, summary.commits_total)
     return summary
+
+
+WORKER_PROBE = 1_000  # commits counted at once to choose where to anchor (the rest later)
+
+
+class _Total:
+    """The number of commits the walk will yield, counted by a ``git rev-list --count`` running
+    beside the walk (on a 100k-commit history without a commit-graph it takes seconds);
+    ``at_least(n)`` answers min(count, n) at once."""
+
+    def __init__(self, repo, head: str, exclude: list[str]) -> None:
+        self._repo = repo
+        self._args = [head, *(f"^{repo.resolve(sha)}" for sha in exclude), "--"]
+        self._proc = repo.popen(["rev-list", "--count", *self._args])
+        self._value: int | None = None
+
+    def at_least(self, n: int) -> int:
+        _, out, _ = self._repo.run("rev-list", "--count", f"--max-count={n}", *self._args)
+        return int(out.strip() or 0)
+
+    def value(self, wait: bool = False) -> int:
+        """The count once known (0 before, unless ``wait``)."""
+        if self._value is None and (wait or self._proc.poll() is not None):
+            out = self._proc.stdout.read() if self._proc.stdout else b""
+            self._proc.close()
+            self._value = int(out.strip() or 0)
+        return self._value or 0
 
 
 class _SourcePaths:
@@ -181,9 +209,10 @@ class _Miner:
 
     def __init__(self, anchoring, writer, resumed, windows: RecordWindows,
                  blame: IncrementalBlame | None, summary: IndexStats,
-                 report: Progress) -> None:
+                 report: Progress, total: _Total) -> None:
         self.anchoring, self.writer, self.resumed = anchoring, writer, resumed
         self.windows, self.blame, self.summary, self.report = windows, blame, summary, report
+        self.total = total
 
     def run(self, commits) -> None:
         writer, summary = self.writer, self.summary
@@ -206,16 +235,16 @@ class _Miner:
             if len(batch) >= BATCH_COMMITS:
                 writer.add_commits(batch)
                 batch = []
-                self.report("mine", walked, summary.commits_total)
+                self.report("mine", walked, self.total.value())
             if time.monotonic() > next_flush:
                 writer.add_commits(batch)
                 batch = []
                 writer.flush()
-                self.report("mine", walked, summary.commits_total)
+                self.report("mine", walked, self.total.value())
                 interval = min(interval * 2, MAX_FLUSH_SECONDS)
                 next_flush = time.monotonic() + interval
         writer.add_commits(batch)
-        self.report("mine", walked, summary.commits_total)
+        self.report("mine", walked, self.total.value(wait=True))
 
     def _write(self, commit: Commit, events) -> None:
         symbols = tuple(dict.fromkeys(e.symbol for e in events if e.kind != FORMATTING_KIND))

@@ -180,10 +180,12 @@ class WorkerAnchoring:
         self._pending_bytes = 0
         chunk: list[Commit] = []
         chunk_bytes = 0
+        size = 1  # the first chunks are small, so the newest commits are answered at once
         for commit in commits:
             chunk.append(commit)
             chunk_bytes += _weight(commit)
-            if len(chunk) >= self._chunk or chunk_bytes >= CHUNK_BYTES:
+            if len(chunk) >= size or chunk_bytes >= CHUNK_BYTES:
+                size = min(size * 2, self._chunk)
                 self._send(chunk)
                 pending.extend(chunk)
                 self._pending_bytes += chunk_bytes

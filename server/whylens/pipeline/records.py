@@ -3,8 +3,8 @@
 ``build_records`` needs the commits of a piece of work together (a merge and the commits it
 brought in, the commits that fix one issue). Walking newest first, the commits of one piece of
 work sit close to each other, so records are built ``WINDOW_COMMITS`` at a time over that chunk
-and the next (older) one: a record whose landing (newest) commit is in the first chunk is
-written, the rest wait for the next round. A record id seen in an earlier round (an issue fixed
+and the next (older) one: a record whose newest commit is in the first chunk is written, the
+rest wait for the next round. A record id seen in an earlier round (an issue fixed
 across chunks or runs) is coalesced with what the index holds; a record whose commits were all
 part of records written in the previous round (a branch commit its merge already claimed) is
 dropped. Reverts are paired within the same windows.
@@ -33,9 +33,9 @@ class RecordWindows:
     """Feed every walked commit (slim, newest first) with its events; ``finish()`` at the end."""
 
     def __init__(self, writer, export_dir: str | None, full: bool,
-                 window: int = WINDOW_COMMITS) -> None:
+                 window: int | None = None) -> None:
         self._writer = writer
-        self._window = max(window, 1)
+        self._window = max(window or WINDOW_COMMITS, 1)
         self._export: str | None = (export_dir if (full and export_dir and Path(export_dir).is_dir())
                                     else None)
         self._commits: deque[Commit] = deque()
@@ -57,10 +57,13 @@ class RecordWindows:
 
     def _round(self, final: bool) -> None:
         commits = list(self._commits)
-        first = {c.sha for c in commits[:self._window]} if not final else None
+        position = {c.sha: n for n, c in enumerate(commits)}  # 0: the newest
         built = build_records(commits, self._events)
-        kept = [r for r in built if first is None or (r.fixing_commits and r.fixing_commits[0]
-                                                      in first)]
+        # a record is written once its newest commit is in the first chunk: all of its
+        # commits in this window are here, older ones come as a record of the same id later
+        kept = [r for r in built if final or min(
+            (position[sha] for sha in r.fixing_commits if sha in position),
+            default=len(commits)) < self._window]
         kept = [r for r in kept if not (set(r.fixing_commits) <= self._written_before
                                         and self._writer.stored_record(r.id) is None)]
         records = coalesce_with(kept, self._writer.stored_record)
