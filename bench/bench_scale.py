@@ -156,6 +156,21 @@ def newest_function(repo: Path) -> tuple[str, int, int, str]:
     raise SystemExit("no recent commit changed a function substantively")
 
 
+async def card_after(client, uri: str, line: int, col: int, subject: str, t0: float,
+                     limit: float, pause: float) -> float | None:
+    """Seconds from ``t0`` until a hover on the name shows a card citing ``subject``."""
+    from lsprotocol import types
+
+    while time.perf_counter() - t0 < limit:
+        result = await client.text_document_hover_async(types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=line, character=col + 1)))
+        if result is not None and subject[:30] in result.contents.value:
+            return time.perf_counter() - t0
+        await asyncio.sleep(pause)
+    return None
+
+
 async def first_hover(repo: Path, index_dir: Path, env: dict[str, str]) -> None:
     from lsprotocol import types
     from pytest_lsp import ClientServerConfig, client_capabilities
@@ -182,15 +197,7 @@ async def first_hover(repo: Path, index_dir: Path, env: dict[str, str]) -> None:
     client.text_document_did_open(types.DidOpenTextDocumentParams(
         text_document=types.TextDocumentItem(uri=uri, language_id="c", version=1,
                                              text=(repo / path).read_text(errors="replace"))))
-    card = None
-    while time.perf_counter() - t0 < 300 and card is None:
-        result = await client.text_document_hover_async(types.HoverParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            position=types.Position(line=line, character=col + 1)))
-        if result is not None and subject[:30] in result.contents.value:
-            card = time.perf_counter() - t0
-            break
-        await asyncio.sleep(0.25)
+    card = await card_after(client, uri, line, col, subject, t0, 300, 0.25)
     await asyncio.sleep(12)  # let the backfill report its pace
     shown = [m for _, m in statuses if "left" in m]
     print(f"first hover with history (function changed by the newest commit): "
@@ -236,15 +243,7 @@ async def new_commit_hover(repo: Path, index_dir: Path, env: dict[str, str]) -> 
     client.text_document_did_open(types.DidOpenTextDocumentParams(
         text_document=types.TextDocumentItem(uri=uri, language_id="c", version=1,
                                              text=(repo / path).read_text(errors="replace"))))
-    took = None
-    while time.perf_counter() - t0 < 60:
-        result = await client.text_document_hover_async(types.HoverParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            position=types.Position(line=line, character=col + 1)))
-        if result is not None and subject[:30] in result.contents.value:
-            took = time.perf_counter() - t0
-            break
-        await asyncio.sleep(0.05)
+    took = await card_after(client, uri, line, col, subject, t0, 60, 0.05)
     print(f"one new commit → updated hover: {took if took is not None else float('nan'):.2f} s "
           "(HEAD polled every 0.5 s, child indexer started, reader reopened; goal <= 0.5 s)")
     await client.shutdown_session()

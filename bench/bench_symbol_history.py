@@ -5,7 +5,8 @@
 
 ``pick`` samples functions and methods at the repository's HEAD (seeded, so the list is the same
 every time; functions that contain other definitions are left out, since ``git log -L`` over the
-outer range also counts the inner ones, which WhyLens files under the inner symbol) and writes
+outer range also counts the inner ones, which WhyLens files under the inner symbol, and so are
+files WhyLens does not anchor: generated, vendored, minified, over 1 MB, tests) and writes
 {path, symbol, start, end} rows with the pinned HEAD sha: the committed label list.
 
 ``score`` builds the reference per function: the commits ``git log -L start,end:path`` lists
@@ -46,6 +47,7 @@ def pick(repo: str, out: str, count: int) -> None:
     sys.path.insert(0, str(HERE / "server"))
     from whylens.symbols.languages import language_for_path
     from whylens.symbols.outline import outline
+    from whylens.symbols.skip import skip_reason
 
     head = _git(repo, "rev-parse", "HEAD").strip()
     candidates = []
@@ -55,8 +57,8 @@ def pick(repo: str, out: str, count: int) -> None:
             continue
         source = subprocess.run(["git", "-C", repo, "show", f"{head}:{path}"],
                                 capture_output=True).stdout
-        if len(source) > 1_000_000:
-            continue
+        if skip_reason(path, len(source), source) is not None:
+            continue  # generated, vendored, minified or too large: WhyLens does not anchor it
         symbols = outline(source, language)
         for s in symbols:
             inner = [t for t in symbols if t is not s and s.start_line <= t.start_line

@@ -210,12 +210,17 @@ def _naive_comments(language: str) -> re.Pattern[bytes]:
     return found
 
 
+def strip_comments(language: str, text: bytes) -> bytes:
+    """``text`` without comments (naively: a marker inside a string cuts it too)."""
+    if b"#" in text or b"/" in text:
+        return _naive_comments(language).sub(b"", text)
+    return text
+
+
 def squeeze(language: str, text: bytes) -> bytes:
     """``text`` without comments (naively: markers inside strings cut them too) and without the
     bytes formatting may touch. Equal for any two formatting-equivalent versions."""
-    if b"#" in text or b"/" in text:
-        text = _naive_comments(language).sub(b"", text)
-    return text.translate(None, _LAYOUT)
+    return strip_comments(language, text).translate(None, _LAYOUT)
 
 
 def surely_differs(language: str, old: bytes, new: bytes) -> bool:

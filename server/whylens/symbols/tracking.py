@@ -28,7 +28,9 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 
 from whylens.models import FORMATTING_KIND
-from whylens.symbols.formatting import formatting_only, raw_tokens, surely_differs, typing_only
+from whylens.symbols.formatting import (
+    formatting_only, raw_tokens, strip_comments, typing_only,
+)
 from whylens.symbols.hunks import HunkText
 from whylens.symbols.parse import Outline
 
@@ -153,29 +155,27 @@ class Touch:
 
 
 def classify(language: str, touch: Touch) -> str | None:
-    """``signature``, ``body``, ``formatting`` or None (blank lines and comments only)."""
+    """``signature``, ``body``, ``formatting`` or None (blank lines and comments only).
+
+    The definition's removed and added lines are compared whole first (a reformat may move text
+    between header and body); only a substantive change is then placed, in the header or not."""
     old_header, new_header = b"".join(touch.old_header), b"".join(touch.new_header)
     old_body, new_body = b"".join(touch.old_body), b"".join(touch.new_body)
     old, new = old_header + old_body, new_header + new_body
     if old == new:
         return None
-    header = old_header != new_header and not formatting_only(language, old_header, new_header)
-    body = old_body != new_body and not formatting_only(language, old_body, new_body)
-    if not header and not body:
-        if surely_differs(language, old, new):  # split lines that do not parse alone
-            header = body = True
-        elif _layout(language, old) == _layout(language, new):
-            return None
-        else:
-            return FORMATTING_KIND
+    if formatting_only(language, old, new):
+        return None if _layout(language, old) == _layout(language, new) else FORMATTING_KIND
     if language == "python" and _may_be_annotations(old, new) and typing_only(language, old, new):
         return FORMATTING_KIND
+    header = old_header != new_header and not formatting_only(language, old_header, new_header)
     return "signature" if header else "body"
 
 
 def _may_be_annotations(old: bytes, new: bytes) -> bool:
     """Cheap necessary condition for an annotation-only change: the names that appear on one
-    side only all look like types (``Optional``, ``int``, ``typing``)."""
+    side only (comments aside) all look like types (``Optional``, ``int``, ``typing``)."""
+    old, new = strip_comments("python", old), strip_comments("python", new)
     changed = set(_IDENTIFIER.findall(old)) ^ set(_IDENTIFIER.findall(new))
     return bool(changed) and all(name[:1].isupper() or name in _TYPE_NAMES for name in changed)
 
