@@ -48,7 +48,7 @@ log = logging.getLogger(__name__)
 
 # The first flush comes early so a big backfill answers within seconds; each later one waits
 # twice as long (up to the cap), because every Whoosh flush makes a segment that slows search.
-FIRST_FLUSH_SECONDS = 2.0
+FIRST_FLUSH_SECONDS = 1.0
 MAX_FLUSH_SECONDS = 60.0
 BATCH_COMMITS = 400  # hand work to the index writer in batches of this many commits
 

@@ -173,14 +173,15 @@ def classify(language: str, touch: Touch) -> str | None:
 
 
 def _may_be_annotations(old: bytes, new: bytes) -> bool:
-    """Cheap necessary condition for an annotation-only change: the names that appear on one
-    side only (comments aside) all look like types (``Optional``, ``int``, ``typing``)."""
+    """Cheap necessary condition for an annotation-only change: the (dotted) names that appear
+    on one side only, comments aside, all look like types (``Optional``, ``t.Any``, ``int``)."""
     old, new = strip_comments("python", old), strip_comments("python", new)
-    changed = set(_IDENTIFIER.findall(old)) ^ set(_IDENTIFIER.findall(new))
-    return bool(changed) and all(name[:1].isupper() or name in _TYPE_NAMES for name in changed)
+    changed = set(_DOTTED.findall(old)) ^ set(_DOTTED.findall(new))
+    return all(name.rsplit(b".", 1)[-1][:1].isupper() or name in _TYPE_NAMES
+               for name in changed)
 
 
-_IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+_DOTTED = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _TYPE_NAMES = frozenset({b"int", b"str", b"bytes", b"float", b"bool", b"complex", b"list",
                          b"dict", b"tuple", b"set", b"frozenset", b"type", b"object", b"typing",
                          b"t", b"annotations", b"__future__", b"cast", b"overload", b"import",
