@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from whylens.models import Commit, FileChange
 from whylens.symbols.formatting import formatting_only, surely_differs
-from whylens.symbols.hunks import HunkText, diff_hunks, hunk_texts
+from whylens.symbols.hunks import HunkText, diff_hunks, hunk_texts, matched_lines
 from whylens.symbols.languages import language_for_path
 from whylens.symbols.tracking import align
 
@@ -76,16 +76,19 @@ class LineBlame:
         as ``git blame`` does: a line goes to the first parent whose version has it unchanged;
         a line no parent has was written in the merge (which claims it). ``changed``: for each
         parent, path → (its blob, the merge's blob) of the files that differ."""
-        if not changed or not self._pending:
+        if not changed:
             return []
         runs: list[BlameRun] = []
-        for path, (_, merge_blob) in changed[0].items():
-            entry = self._pending.pop((merge_blob, path), None) if merge_blob else None
-            if entry is None or merge_blob is None:
+        paths = {path: merge_blob for diff in changed for path, (_, merge_blob) in diff.items()}
+        for path, merge_blob in paths.items():
+            if merge_blob is None:
+                continue
+            entry = self._pending.pop((merge_blob, path), None) or self._start(merge_blob, path)
+            if entry is None:
                 continue
             head_path, segments = entry
             merged = self._read_blob(merge_blob)
-            for diff in changed:
+            for diff in changed:  # a file the merge took as is from a parent: all of it
                 if not segments:
                     break
                 parent_blob = diff[path][0] if path in diff else merge_blob
@@ -133,7 +136,9 @@ class LineBlame:
         if texts is None:
             return []  # unreadable: these lines stay unknown
         language = language_for_path(path) or ""
-        kept, claimed = carry(segments, texts, lambda h: _origins(language, h, ignored))
+        same_text = _SameText(texts)
+        kept, claimed = carry(segments, texts,
+                              lambda h: _origins(language, h, ignored, same_text))
         if kept:
             self._wait((old_blob, change.old_path or path), head_path, kept)
         return self._runs(sha, head_path, [head for head, _ in claimed])
@@ -186,25 +191,48 @@ class LineBlame:
         return runs
 
 
-def _origins(language: str, hunk: HunkText, ignored: bool) -> list[int | None]:
-    """For each added line of ``hunk``: the removed line it passes to, or None (claimed)."""
-    towards = align(hunk.added, hunk.removed)  # added line → removed line
-    if ignored or not surely_differs(language, hunk.removed_text, hunk.added_text) and \
-            formatting_only(language, hunk.removed_text, hunk.added_text):
-        if not hunk.removed:
-            return [None] * len(hunk.added)
-        return [t if t is not None else min(j * len(hunk.removed) // max(len(hunk.added), 1),
-                                            len(hunk.removed) - 1)
-                for j, t in enumerate(towards)]
+class _SameText:
+    """Added lines of a file change whose text, blanks aside, a removed line of the same change
+    had (matched in order over all its hunks: re-indenting a block moves lines across hunk
+    boundaries); computed on first use."""
+
+    def __init__(self, texts: list[HunkText]) -> None:
+        self._texts = texts
+        self._found: dict[tuple[int, int], int] | None = None
+
+    def old_line(self, hunk: HunkText, j: int) -> int | None:
+        if self._found is None:
+            removed = [(h.old_start + i, b" ".join(line.split()))
+                       for h in self._texts for i, line in enumerate(h.removed)]
+            added = [((h.new_start, j), b" ".join(line.split()))
+                     for h in self._texts for j, line in enumerate(h.added)]
+            self._found = {added[b][0]: removed[a][0] for a, b in matched_lines(
+                [text for _, text in removed], [text for _, text in added]) if added[b][1]}
+        return self._found.get((hunk.new_start, j))
+
+
+def _origins(language: str, hunk: HunkText, ignored: bool,
+             same_text: _SameText) -> list[int | None]:
+    """For each added line of ``hunk``: the old line it passes to, or None (claimed here)."""
+    towards = align(hunk.added, hunk.removed)  # added line → removed line of this hunk
+    layout = ignored or not surely_differs(language, hunk.removed_text, hunk.added_text) and \
+        formatting_only(language, hunk.removed_text, hunk.added_text)
     out: list[int | None] = []
     for j, target in enumerate(towards):
-        if target is None:
+        moved = same_text.old_line(hunk, j)  # the same text (re-indented, perhaps) elsewhere
+        if moved is not None:
+            out.append(moved)
+        elif layout and hunk.removed:  # every line of a reformat passes on
+            if target is None:
+                target = min(j * len(hunk.removed) // max(len(hunk.added), 1),
+                             len(hunk.removed) - 1)
+            out.append(hunk.old_start + target)
+        elif target is not None and not surely_differs(
+                language, hunk.removed[target], hunk.added[j]) and formatting_only(
+                language, hunk.removed[target], hunk.added[j]):
+            out.append(hunk.old_start + target)  # this line only reformatted
+        else:
             out.append(None)
-            continue
-        old, new = hunk.removed[target], hunk.added[j]
-        same = old == new or not surely_differs(language, old, new) and formatting_only(
-            language, old, new)
-        out.append(target if same else None)
     return out
 
 
@@ -212,7 +240,8 @@ def carry(segments: list[Segment], hunks: list[HunkText],
           origins: Callable[[HunkText], list[int | None]]
           ) -> tuple[list[Segment], list[tuple[int, int]]]:
     """Segments of the new version carried to the old one through ``hunks``, and the (revision
-    line, new line) of each added line whose ``origins`` entry is None (claimed here)."""
+    line, new line) of each added line whose ``origins`` entry (the old line it came from) is
+    None (claimed here)."""
     new_starts = [h.new_start for h in hunks if h.new_count]
     added = [h for h in hunks if h.new_count]
     afters = []
@@ -240,8 +269,7 @@ def carry(segments: list[Segment], hunks: list[HunkText],
                     if origin is None:
                         claimed.append((head + line - start, line))
                     else:
-                        old_line = hunk.old_start + origin
-                        kept.append((old_line, old_line, head + line - start))
+                        kept.append((origin, origin, head + line - start))
                 pos = stop + 1
                 continue
             following = new_starts[a + 1] if a + 1 < len(new_starts) else END + 1
