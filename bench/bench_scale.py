@@ -232,6 +232,10 @@ async def new_commit_hover(repo: Path, index_dir: Path, env: dict[str, str]) -> 
     def on_status(params):
         return None
 
+    @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+    def on_lens_refresh(params):
+        return None  # VS Code would ask for lenses again
+
     await client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities("visual-studio-code"), root_uri=repo.as_uri(),
         initialization_options={"indexDirectory": str(index_dir)}))

@@ -54,8 +54,8 @@ def memory_pins() -> list[str]:
     all of it resident once read), and the delta cache stays small. Measured on redis/redis:
     the walk, ``cat-file`` and ``diff-tree`` took 612 MB of RSS together without these, 162 MB
     with a 48 MiB limit."""
-    return ["-c", "core.packedGitWindowSize=2m", "-c", "core.packedGitLimit=24m",
-            "-c", "core.deltaBaseCacheLimit=12m"]
+    return ["-c", "core.packedGitWindowSize=1m", "-c", "core.packedGitLimit=16m",
+            "-c", "core.deltaBaseCacheLimit=8m"]
 
 
 def diff_options(git_version: tuple[int, ...], patch: bool = True) -> list[str]:

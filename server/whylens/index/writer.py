@@ -24,7 +24,7 @@ from whylens.index.schema import SCHEMA_VERSION, TIMESTAMP_MAX, build_schema
 from whylens.index.store import PIPELINE_VERSION, WHOOSH_DIR, IndexStore, release_lock
 from whylens.models import RECORD_TYPE, Commit, Record, SymbolEvent, Unit
 
-AUTO_FLUSH_DOCS = 20_000  # bound the memory of buffered documents on a big rebuild
+AUTO_FLUSH_DOCS = 8_000  # bound the memory of buffered documents on a big rebuild
 MERGE_AT_SEGMENTS = 8  # small incremental commits skip merging until this many segments exist
 # At commit, merge into one segment when the index is this small (a query costs per segment:
 # 8 segments made an OR query 5x slower on requests' 2k documents); bigger ones merge small ones.
