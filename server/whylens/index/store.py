@@ -116,7 +116,10 @@ class IndexStore:
             self.path.mkdir(parents=True, exist_ok=True)
             lock_fd = self._lock()
         except OSError as exc:
-            raise write_failure(str(self.path), exc) or exc from exc
+            failure = write_failure(str(self.path), exc)
+            if failure is None:
+                raise
+            raise failure from exc
         try:
             try:
                 current = self.current_generation()

@@ -271,7 +271,10 @@ class IndexWriter:
                 self.commit()
             except (OSError, sqlite3.Error) as failed:
                 self.abort()
-                raise write_failure(str(self.store.path), failed) or failed from failed
+                failure = write_failure(str(self.store.path), failed)
+                if failure is None:
+                    raise
+                raise failure from failed
             return
         self.abort()
         if isinstance(exc, (OSError, sqlite3.Error)):
