@@ -184,7 +184,12 @@ class IndexManager:
 
     async def _spawn(self, ws: RepoWorkspace, token: str | None,
                      cancelled: Future[Any] | None) -> IndexStats | None:
-        ws.index_dir.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            ws.index_dir.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # a read-only disk: the editor goes on, without hovers
+            raise IndexRunError(f"cannot create the index folder {ws.index_dir.parent} "
+                                f"({exc.strerror or exc}); set whylens.index.directory to a "
+                                "writable folder") from exc
         proc = await asyncio.create_subprocess_exec(
             *index_command(ws), stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, cwd=str(ws.root),
