@@ -31,7 +31,7 @@ from whylens.models import FORMATTING_KIND
 from whylens.symbols.formatting import (
     formatting_only, raw_tokens, strip_comments, typing_only,
 )
-from whylens.symbols.hunks import HunkText
+from whylens.symbols.hunks import HunkText, defined_names
 from whylens.symbols.parse import Outline
 
 ALIGN_MAX_CELLS = 250_000  # a hunk bigger than this (removed × added lines) aligns by position
@@ -232,19 +232,37 @@ class _Mapper:
 
 def born_spans(state: FileState, hunks: list[HunkText]) -> tuple[set[int], set[int]]:
     """(spans whose lines one hunk added: new in this change, or rewritten; other spans whose
-    name line was added: maybe new around old lines, or renamed)."""
+    name line was added: maybe new around old lines, or renamed).
+
+    A span a hunk rewrote whole, when that hunk's removed lines define the same names as its
+    added lines (a one-line function edited, a small function rewritten), is neither: it is
+    carried like any edited span."""
     born: set[int] = set()
     named: set[int] = set()
     if not any(h.new_count for h in hunks):
         return born, named
-    locate = _Mapper(hunks).locate
+    mapper = _Mapper(hunks)
+    locate = mapper.locate
+    same_names: dict[int, bool] = {}
     for index, span in enumerate(state.spans):
         where = locate(span.start)
         if where < 0 and locate(span.end) == where:
-            born.add(index)
+            k = -2 - where
+            if k not in same_names:
+                same_names[k] = _same_names(state.language, hunks[k])
+            if not same_names[k]:
+                born.add(index)
         elif locate(span.name_line) < 0:
             named.add(index)
     return born, named
+
+
+def _same_names(language: str, hunk: HunkText) -> bool:
+    """Whether a hunk's removed and added lines define the same names, and some."""
+    if not hunk.removed:
+        return False
+    removed = defined_names(language, hunk.removed)
+    return bool(removed) and removed == defined_names(language, hunk.added)
 
 
 def _python_indent(lines: tuple[bytes, ...] | list[bytes]) -> int | None:

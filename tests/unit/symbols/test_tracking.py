@@ -150,3 +150,14 @@ def test_a_commit_over_the_file_cap_is_anchored_at_file_level(make_repo):
     assert events[narrow] == [("f0", "body", None)]
     assert anchorer.stats["commits_file_level"] == 1
     assert anchorer.stats["files_file_level"] == 6
+
+
+def test_a_one_line_function_edited_in_place_is_carried_not_parsed(make_repo):
+    repo = make_repo()
+    table = "".join(f"def f{n}(): return {n}\n" for n in range(50))
+    repo.commit("table", {"t.py": table})
+    edited = repo.commit("f7 returns 70", {"t.py": table.replace("return 7\n", "return 70\n")})
+    anchorer = Anchorer(blob_reader(repo))
+    events = events_of_walk(walked(repo), anchorer)
+    assert events[edited] == [("f7", "body", None)]
+    assert anchorer.stats["parsed"] == 1 and anchorer.stats["carried"] == 1
