@@ -71,3 +71,27 @@ class InvalidInputError(WhyLensError):
     """Bad arguments or parameters (CLI exit 2)."""
 
     exit_code = 2
+
+
+class SemanticDataError(WhyLensError):
+    """A data file of the semantic matcher is missing, corrupt or not the one it was built with.
+    Callers fall back to lexical search and say so once."""
+
+    def __init__(self, path: str, detail: str) -> None:
+        self.path = path
+        self.detail = detail
+        super().__init__(
+            f"the semantic model file {path} is unusable ({detail}); reinstall WhyLens "
+            "(`pip install --force-reinstall whylens`) to restore it; search stays lexical until then"
+        )
+
+
+class SemanticExtraMissingError(WhyLensError):
+    """The optional full-model re-ranker was asked for but its packages are not installed."""
+
+    def __init__(self, missing: str) -> None:
+        self.missing = missing
+        super().__init__(
+            f"the optional semantic re-ranker needs {missing}; install it with "
+            "`pip install 'whylens[semantic]'` (the default static matcher works without it)"
+        )
