@@ -1,11 +1,13 @@
 """A symbol's Story → the hover card (short) and the rationale view (everything), as markdown.
 
 Every line carries its provenance: commit / PR / issue links when the web base is known (from the
-index meta), plain short shas and ``#N`` otherwise.
+index meta), plain short shas and ``#N`` otherwise. Text from the history goes through
+``markup.inline`` / ``markup.code``: it shows as text, never as markup.
 """
 
 from __future__ import annotations
 
+from whylens.markup import code, inline
 from whylens.models import HistoryEntry, Record, Story, Unit
 from whylens.history.links import WebLinks
 from whylens.retrieval.citations import (
@@ -13,7 +15,6 @@ from whylens.retrieval.citations import (
     change_url,
     commit_ref,
     item_url,
-    one_line,
     record_ref,
 )
 
@@ -26,15 +27,15 @@ LABEL = "distilled, unreviewed"
 
 
 def _title(story: Story) -> str:
-    return f"`{story.symbol.name}`" if story.symbol else f"`{story.path}`"
+    return code(story.symbol.name) if story.symbol else code(story.path)
 
 
 def _day(date: str) -> str:
-    return (date or "")[:10]
+    return inline((date or "")[:10])
 
 
 def _summary_line(story: Story, links: WebLinks | None) -> str:
-    line = f"**{_title(story)}** — {story.summary or 'no recorded history'}"
+    line = f"**{_title(story)}** — {inline(story.summary) or 'no recorded history'}"
     if story.history:
         newest = story.history[0]
         line += f" ({change_ref(newest.commit, newest.pr, links)})"
@@ -48,22 +49,22 @@ def _outcome(story: Story, record: Record) -> str:
 def _record_line(story: Story, record: Record, links: WebLinks | None, limit: int) -> str:
     problem = record.problem.text if record.problem else record.title
     decision = record.decision[0].text if record.decision else ""
-    text = one_line(problem, limit)
+    text = inline(problem, limit)
     if decision and " ".join(decision.split()).lower() != " ".join(problem.split()).lower():
-        text += f" → {one_line(decision, limit)}"
+        text += f" → {inline(decision, limit)}"
     if record.rejected:
-        text += f"; rejected: {one_line(record.rejected[0].text, limit // 2)}"
+        text += f"; rejected: {inline(record.rejected[0].text, limit // 2)}"
     return f"- {record_ref(record, links)} {text} — *{_outcome(story, record)}*"
 
 
 def _unit_line(unit: Unit, links: WebLinks | None, limit: int) -> str:
     label = UNIT_LABELS.get(unit.type, unit.type)
-    return (f"- **{label}:** {one_line(unit.content or unit.title, limit)} "
+    return (f"- **{label}:** {inline(unit.content or unit.title, limit)} "
             f"({change_ref(unit.commit, unit.pr, links)})")
 
 
 def _change_line(entry: HistoryEntry, links: WebLinks | None, limit: int) -> str:
-    return (f"- {one_line(entry.subject, limit)} — {change_ref(entry.commit, entry.pr, links)}"
+    return (f"- {inline(entry.subject, limit)} — {change_ref(entry.commit, entry.pr, links)}"
             f" · {_day(entry.date)}")
 
 
@@ -105,22 +106,24 @@ def hover_card(story: Story, links: WebLinks | None = None, max_chars: int = MAX
 
 def rationale(story: Story, links: WebLinks | None = None) -> str:
     """The whole story as markdown: summary, decision records, units by type, full history."""
-    lines = [f"## {_title(story)}", "", f"{story.summary or 'no recorded history'} · `{story.path}`"]
+    lines = [f"## {_title(story)}", "",
+             f"{inline(story.summary) or 'no recorded history'} · {code(story.path)}"]
     if story.symbol and story.symbol.start_line:
-        lines[-1] += f" lines {story.symbol.start_line}–{story.symbol.end_line} ({story.symbol.kind})"
+        lines[-1] += (f" lines {story.symbol.start_line}–{story.symbol.end_line}"
+                      f" ({inline(story.symbol.kind)})")
     if not story.known:
         lines += ["", "Nothing in this repository's history explains this code yet."]
         return "\n".join(lines)
     if story.records:
         lines += ["", f"### Decisions ({LABEL})"]
         for record in story.records:
-            lines += ["", f"**{record_ref(record, links)} {one_line(record.title, 200)}** — "
+            lines += ["", f"**{record_ref(record, links)} {inline(record.title, 200)}** — "
                           f"outcome: *{_outcome(story, record)}*"]
             if record.problem:
-                lines.append(f"- Problem: {one_line(record.problem.text, 400)}")
-            lines += [f"- Cause: {one_line(c.text, 400)}" for c in record.cause]
-            lines += [f"- Decision: {one_line(c.text, 400)}" for c in record.decision]
-            lines += [f"- Rejected: {one_line(c.text, 400)}" for c in record.rejected]
+                lines.append(f"- Problem: {inline(record.problem.text, 400)}")
+            lines += [f"- Cause: {inline(c.text, 400)}" for c in record.cause]
+            lines += [f"- Decision: {inline(c.text, 400)}" for c in record.decision]
+            lines += [f"- Rejected: {inline(c.text, 400)}" for c in record.rejected]
             if record.fixing_commits:
                 refs = ", ".join(commit_ref(sha, links) for sha in record.fixing_commits[:5])
                 lines.append(f"- Fixed in: {refs}")
@@ -128,16 +131,16 @@ def rationale(story: Story, links: WebLinks | None = None) -> str:
         units = [u for u in story.units if u.type == kind]
         if units:
             lines += ["", f"### {title}"]
-            lines += [f"- {one_line(u.content or u.title, 400)} — {change_ref(u.commit, u.pr, links)}"
-                      f", {u.author}, {_day(u.date)}" for u in units]
+            lines += [f"- {inline(u.content or u.title, 400)} — {change_ref(u.commit, u.pr, links)}"
+                      f", {inline(u.author)}, {_day(u.date)}" for u in units]
     if story.history:
         lines += ["", "### History (substantive changes, newest first)", "",
                   "| date | change | author | kind |", "|---|---|---|---|"]
         for e in story.history:
-            subject = one_line(e.subject, 120).replace("|", "\\|")
-            kind = e.kind + (f" (from `{e.previous}`)" if e.previous else "")
-            lines.append(f"| {_day(e.date)} | {subject} {change_ref(e.commit, e.pr, links)} | "
-                         f"{e.author} | {kind} |")
+            kind = inline(e.kind) + (f" (from {code(e.previous, in_table=True)})"
+                                     if e.previous else "")
+            lines.append(f"| {_day(e.date)} | {inline(e.subject, 120)} "
+                         f"{change_ref(e.commit, e.pr, links)} | {inline(e.author)} | {kind} |")
     return "\n".join(lines)
 
 
