@@ -38,9 +38,17 @@ _HOUSEKEEPING_PATH = re.compile(
     r"|MANIFEST\.in|setup\.py|setup\.cfg|pyproject\.toml|tox\.ini|noxfile\.py|conftest\.py"
     r"|appveyor\.ya?ml|codecov\.ya?ml|\.[\w.-]+)$", re.I)
 
-# Subject decoration that is not content: "Merge pull request #1 from a/b", "docs: ", "[cli] ".
+# Subject decoration that is not content: "Merge pull request #1 from a/b", "docs: ", "[cli] ",
+# "fix(parser)!: ", "fix/", "manual.yml: ". A component prefix ("Sentinel: ", "redis-cli: ") says
+# which part of the code the sentence is about, so it stays.
 _MERGE_SUBJECT = re.compile(r"^Merge (?:pull request|branch|remote-tracking branch|tag)\b")
-_PREFIX = re.compile(r"^(?:\[[^\]]{1,30}\]\s*|[\w./-]{1,24}(?:\([^)]{0,30}\))?!?:\s+)+")
+_KINDS = (r"(?:feat|feature|fix|fixes|bugfix|hotfix|docs?|tests?|chore|ci|build|refactor|style"
+          r"|perf|revert|deps|dev-deps|release|lint|types?|typing|security|wip|misc|cleanup)")
+_PREFIX = re.compile(
+    r"^(?:\[[^\]]{1,30}\]\s*"
+    rf"|{_KINDS}(?:\([^)]{{0,30}}\))?!?(?::\s*|/(?=[A-Z]))"
+    r"|[\w-]{0,24}[./][\w./-]{1,40}:\s+"
+    r"|(?:fix(?:es|ed|ing)?|close[sd]?|resolve[sd]?|issue|refs?|gh)\s*[#-]?\d+\s*[:-]\s+)+", re.I)
 _MIN_SUBJECT = 12
 
 # "Use X instead of Y" as a subject is a refactor unless it says when or why.
@@ -81,8 +89,14 @@ def subject_text(subject: str) -> str:
     subject = subject.strip()
     if _MERGE_SUBJECT.match(subject):
         return ""
-    stripped = _PREFIX.sub("", subject)
+    stripped = strip_prefix(subject)
     return stripped if len(stripped) >= _MIN_SUBJECT else subject
+
+
+def strip_prefix(text: str) -> str:
+    """``"fix(parser): x"`` → ``"x"``, ``"[ci] x"`` → ``"x"``, ``"fix/Avoid x"`` → ``"Avoid x"``;
+    a component prefix ("Sentinel: x") stays."""
+    return _PREFIX.sub("", text.strip())
 
 
 def housekeeping_paths(paths: tuple[str, ...]) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from whylens.knowledge.cues import ACTION_VERBS, BEFORE, CAUSE, DECISION, REJECTED, REPLACED, TRIVIAL
 from whylens.models import Claim
 from whylens.records.thread import sentences
 
@@ -17,58 +18,6 @@ MAX_CLAIMS = 3  # per field: a record is a summary, the thread is one click away
 MAX_CLAIM_CHARS = 400
 MIN_CLAIM_WORDS = 4
 
-CAUSE = re.compile(
-    r"""\b(?:because|caused\ by|due\ to|root[\ -]cause|as\ a\ result\ of
-    | the\ (?:real\ |underlying\ |actual\ )?(?:problem|issue|bug|cause|reason)\ (?:was|is|here\ is)
-      (?!\ (?:now\ )?(?:fixed|resolved|solved|addressed|gone|closed|avoided))
-    | (?:happens|happened|occurs|occurred|fails|failed|breaks|broke|hangs|crashes)\ (?:only\ )?(?:when|if|because)
-    | (?:leads?|led)\ to | resulted\ in | results\ in | this\ (?:was|is)\ because
-    | which\ (?:means|meant|caused|causes)
-    | (?:was|were|is|are)\ (?:never|not)\ (?:being\ )?(?:closed|released|reset|called|set|handled|checked)
-    )\b | ,\ so\ (?!that\b|far\b|much\b|many\b)""",
-    re.IGNORECASE | re.VERBOSE,
-)
-DECISION = re.compile(
-    r"""\b(?:instead(?!\ of) | switch(?:es|ed|ing)?\ (?:over\ )?to | we\ now | (?:it|this|requests?|now)\ now\ \w+
-    | now\ (?:uses?|returns?|raises?|checks?|handles?|accepts?|passes?|calls?|ignores?|supports?
-            |defaults?|sends?|reads?|writes?|only|always|never|respects?|keeps?|closes?|falls?\ back)
-    | this\ (?:pr|pull\ request|patch|commit|change|changeset|diff)\b | this\ changes
-    | (?:we|i)\ (?:changed|moved|replaced|switched|decided|chose|opted|now|instead)
-    | (?:the\ )?(?:fix|solution|approach)\ (?:here\ )?(?:is|was)\ to | fixed\ by
-    | by\ (?:using|passing|adding|making|switching)
-    )\b""",
-    re.IGNORECASE | re.VERBOSE,
-)
-# An imperative or past-tense action verb opening a sentence ("Use X", "Removed Y") is a decision.
-# "Fix X" and "Improve X" are left out on purpose: they name the problem, not the approach.
-ACTION_VERBS = frozenset(
-    """use uses used switch switched replace replaced move moved make made add added remove removed
-    avoid avoided ensure ensured handle handled allow allowed prevent prevented change
-    changed refactor refactored introduce introduced implement implemented drop dropped deprecate
-    deprecated support rewrite rewrote simplify simplified raise return pass set convert converted
-    keep skip stop stopped only restore restored revert reverted default defaulted respect
-    catch caught close closed reuse reused wrap wrapped defer deferred limit limited
-    guard guarded cache cached retry retried rename renamed validate validated
-    normalize normalise normalized normalised expose exposed""".split()
-)
-# Sentences about process, not the approach: never a decision on their own.
-TRIVIAL = re.compile(
-    r"\b(?:typo|lint|flake8|pep8|black|ruff|isort|format(?:ting)?|whitespace|changelog|history\.rst"
-    r"|authors|readme|docs?|documentation|tests?|ci|travis|tox|merge|rebase|wip|review|nit|version)\b",
-    re.IGNORECASE,
-)
-REJECTED = re.compile(
-    r"""\b(?:instead\ of|rather\ than|in\ favou?r\ of
-    | (?:we|i)\ (?:also\ |first\ |originally\ |initially\ )?(?:considered|tried|looked\ at|thought\ about)
-    | considered\ (?:using|adding|making|changing|removing)
-    | (?:didn'?t|did\ not|doesn'?t|does\ not|won'?t|wouldn'?t|would\ not|can'?t|cannot|couldn'?t)\ work
-    | alternatives?|alternatively|another\ (?:option|approach|way)|the\ other\ (?:option|approach)
-    | (?:was|were)\ rejected | not\ (?:an\ )?option | (?:we|i)\ could\ (?:have|also)
-    | a\ (?:simpler|cleaner|different)\ (?:fix|approach|way)\ would
-    )\b""",
-    re.IGNORECASE | re.VERBOSE,
-)
-_BEFORE = re.compile(r"^(?:prior\ to|before|until)\ this\b", re.IGNORECASE)
 SUPERSEDES = re.compile(
     r"\b(?:supersed(?:es|ed|ing)|replac(?:es|ed|ing)|obsoletes?|in\ favou?r\ of|follow[- ]up\ (?:to|of))"
     r"\s+(?:(?:pr|pull\ request|issue|the\ (?:fix|change|approach)\ (?:in|from))\s+)?"
@@ -95,7 +44,7 @@ def extract_fields(title: str, units, summary_unit: str | None = "U1", opening: 
     title = next((u.text for u in units if u.id == summary_unit), title)  # the cleaned title
     candidates = _claims(units)
     cause = _pick(candidates, lambda s: CAUSE.search(s))
-    rejected = _pick(candidates, lambda s: REJECTED.search(s))
+    rejected = _pick(candidates, lambda s: REJECTED.search(s) or REPLACED.search(s))
     decision = _pick(candidates, _is_decision)
     problem = _problem(title, units if opening else [], summary_unit, decision)
     if not decision and summary_unit and _opens_with_action(title) and _says_something(title):
@@ -150,7 +99,7 @@ def _pick(candidates: list[Claim], test) -> tuple[Claim, ...]:
 
 
 def _is_decision(text: str) -> bool:
-    if _BEFORE.match(text):
+    if BEFORE.match(text):
         return False  # "Prior to this patch, X happened" tells the problem, not the approach
     if DECISION.search(text):
         return True

@@ -57,7 +57,7 @@ def test_merge_commit_pr_with_the_commits_it_brought_in(make_repo):
     assert pr.fix_edge_source == "text" and pr.merged and pr.distilled_by == "rules"
     assert pr.label == "distilled, unreviewed"
     assert pr.author == "Ada Lovelace"  # the PR's author, not the merger
-    assert any("because pop raced" in c.text for c in pr.cause)
+    assert any("because pop() raced" in c.text for c in pr.cause)  # calls keep their ()
     assert pr.files == ("pool.py", "test_pool.py")
     # the PR's own commits are not answered a second time as standalone records
     assert not any(r.id.startswith("commit-") and r.fixing_commits[0] in (c1, c2) for r in records.values())
