@@ -30,7 +30,8 @@ DECISION = re.compile(
             |defaults?|sends?|reads?|writes?|only|always|never|respects?|keeps?|closes?|falls?\ back)
     | this\ (?:pr|pull\ request|patch|commit|change|changeset|diff)\b | this\ changes
     | (?:we|i)\ (?:changed|moved|replaced|switched|decided|chose|opted|now|instead)
-    | (?:the\ )?(?:fix|solution|approach)\ (?:here\ )?(?:is|was)\ to | fixed\ by | by\ (?:using|passing|adding|making|switching)
+    | (?:the\ )?(?:fix|solution|approach)\ (?:here\ )?(?:is|was)\ to | fixed\ by
+    | by\ (?:using|passing|adding|making|switching)
     )\b""",
     re.IGNORECASE | re.VERBOSE,
 )

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from whylens.knowledge import classify, heuristics, subjects
-from whylens.knowledge.features import commit_kind, sentence_features
+from whylens.knowledge.features import CommitKind, commit_kind, sentence_features
 from whylens.knowledge.ids import normalise, unit_id
 from whylens.knowledge.sentences import Sentence, commit_sentences, split_sentences
 from whylens.knowledge.substance import is_substantive
@@ -88,7 +88,7 @@ def _units(drafts: list[_Draft], commit: Commit, unit_files, unit_symbols) -> li
     return units
 
 
-def sentence_kind(commit: Commit, sentences: list[Sentence], paths) -> object:
+def sentence_kind(commit: Commit, sentences: list[Sentence], paths) -> CommitKind:
     """The commit-kind features shared by every sentence of ``commit``."""
     subject = sentences[0].clean if sentences and sentences[0].from_subject else ""
     return commit_kind(commit.subject, paths, commit.pr, len(commit.parents) > 1, subject)
