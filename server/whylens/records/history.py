@@ -20,7 +20,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
-from whylens.history.links import closing_refs, pr_number, revert_subject, reverted_shas
+from whylens.history.links import closing_refs, pr_number, revert_subject
 from whylens.models import Commit, Record, SymbolEvent
 from whylens.records.extract import CAUSE, DECISION, REJECTED, extract_fields, supersedes_refs, thread_shape
 from whylens.records.thread import ThreadBuilder, commit_thread, paragraphs, strip_pr_suffix
@@ -97,43 +97,6 @@ def build_records(commits: list[Commit], events_by_commit: dict[str, list[Symbol
     records = [_finish(w, events_by_commit) for w in works.values()]
     records.sort(key=lambda r: (r.date, r.id), reverse=True)
     return records
-
-
-def revert_pairs(commits: list[Commit]) -> list[tuple[str, str]]:
-    """(reverting sha, reverted sha) for every revert whose target can be named.
-
-    ``This reverts commit <sha>`` names it (an abbreviated sha is resolved among ``commits``);
-    otherwise ``Revert "<subject>"`` finds the newest earlier commit with that subject.
-    """
-    ordered = sorted(commits, key=lambda c: (c.timestamp, c.sha))
-    shas = [c.sha for c in ordered]
-    pairs: list[tuple[str, str]] = []
-    for index, commit in enumerate(ordered):
-        targets = []
-        for named in reverted_shas(commit.message):
-            full = named if len(named) == 40 else next((s for s in shas if s.startswith(named)), None)
-            if full and full != commit.sha:
-                targets.append(full)
-        if not targets:
-            subject = revert_subject(commit.subject)
-            if subject:
-                earlier = [c for c in ordered[:index] if c.subject == subject]
-                if earlier:
-                    targets.append(earlier[-1].sha)
-        pairs.extend((commit.sha, t) for t in dict.fromkeys(targets))
-    return pairs
-
-
-def effective_reverts(pairs: list[tuple[str, str]]) -> set[str]:
-    """Shas that stay reverted: a revert that was itself reverted no longer counts."""
-    reverted_by: dict[str, list[str]] = {}
-    for reverting, reverted in pairs:
-        reverted_by.setdefault(reverted, []).append(reverting)
-
-    def stands(sha: str, depth: int = 0) -> bool:  # a revert stands unless reverted in turn
-        return depth > 20 or not any(stands(r, depth + 1) for r in reverted_by.get(sha, ()))
-
-    return {sha for sha, by in reverted_by.items() if any(stands(r) for r in by)}
 
 
 def coalesce(old: Record, new: Record) -> Record:

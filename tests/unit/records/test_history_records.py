@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from whylens.models import SymbolEvent
-from whylens.records.history import build_records, coalesce, effective_reverts, revert_pairs
+from whylens.records.history import build_records, coalesce
+from whylens.records.reverts import effective_reverts, revert_pairs
 from whylens.records.outcome import outcome_status
 
 from .conftest import merge, mine
