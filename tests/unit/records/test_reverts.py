@@ -62,6 +62,7 @@ def test_revert_branch_merge_reverts_the_merged_pr_and_what_it_brought_in(make_r
                                         "Revert the pool lock")
     pairs = set(revert_pairs(mine(repo)))
     assert {(back, landed), (back, inner)} <= pairs
+    assert (revert, inner) in pairs  # the branch's own commit undoes it by content too
     assert inner in effective_reverts(sorted(pairs))
 
 
