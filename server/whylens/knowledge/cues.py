@@ -24,6 +24,11 @@ CAUSE = re.compile(
     )\b | ,\ so\ (?!that\b|far\b|much\b|many\b)""",
     re.IGNORECASE | re.VERBOSE,
 )
+# Phrases that only ever introduce a cause: taken as one whatever the classifier reads.
+STRONG_CAUSE = re.compile(
+    r"\b(?:root[ -]caus\w*|caused by|the (?:real |underlying |actual )?(?:cause|reason) (?:is|was|for)"
+    r"|the (?:real|underlying|actual) (?:problem|issue|bug) (?:is|was)"
+    r"|this (?:is|was|happens|happened) because)\b", re.IGNORECASE)
 DECISION = re.compile(
     r"""\b(?:instead(?!\ of) | switch(?:es|ed|ing)?\ (?:over\ )?to | we\ now | (?:it|this|requests?|now)\ now\ \w+
     | now\ (?:uses?|returns?|raises?|checks?|handles?|accepts?|passes?|calls?|ignores?|supports?
@@ -54,13 +59,21 @@ TRIVIAL = re.compile(
     re.IGNORECASE,
 )
 REPLACED = re.compile(r"\b(?:instead of|rather than|in favou?r of)\b", re.IGNORECASE)
+# An alternative weighed and not taken. "X doesn't work" is left out: it nearly always states the
+# problem ("gevent won't work with pypy"), not a road not taken.
 REJECTED = re.compile(
-    r"""\b(?:(?:we|i)\ (?:also\ |first\ |originally\ |initially\ )?(?:considered|tried|looked\ at|thought\ about)
+    r"""\b(?:(?:we|i)\ (?:also\ |first\ |originally\ |initially\ )?(?:considered|tried|looked\ at
+        |thought\ about|explored|evaluated)
     | considered\ (?:using|adding|making|changing|removing)
-    | (?:didn'?t|did\ not|doesn'?t|does\ not|won'?t|wouldn'?t|would\ not|can'?t|cannot|couldn'?t)\ work
-    | alternatives?|alternatively|another\ (?:option|approach|way)|the\ other\ (?:option|approach)
-    | (?:was|were)\ rejected | not\ (?:an\ )?option | (?:we|i)\ could\ (?:have|also)
+    | alternatives?\ (?:considered|approach|would|is|was|here)|alternatively
+    | another\ (?:option|approach|way)\ (?:would|is|was)|the\ other\ (?:option|approach)
+    | (?:was|were)\ rejected | (?:wasn'?t|was\ not|weren'?t|were\ not)\ (?:taken|chosen|accepted|pursued)
+    | not\ (?:an\ )?option | (?:we|i)\ could\ (?:have|also)
     | a\ (?:simpler|cleaner|different)\ (?:fix|approach|way)\ would
+    | would\ have\ been\ (?:better|nicer|simpler|cleaner|preferable)
+    | ideally,?\ (?:we|i|this|it|there)
+    | as\ opposed\ to | (?:decided|chose|opted)\ (?:not\ to|against)
+    | (?:but|however),?\ [^.]{0,80}\bwould\ (?:break|mean|require|need|cost)
     )\b""",
     re.IGNORECASE | re.VERBOSE,
 )

@@ -44,7 +44,7 @@ _PATH_KINDS = (
     ("tests", re.compile(r"(?:^|/)(?:tests?|testing|spec|specs|__tests__|testdata|fixtures)/"
                          r"|(?:^|/)test_[^/]*$|_tests?\.\w+$|\.(?:test|spec)\.\w+$"
                          r"|(?:^|/)conftest\.py$|Test\.java$|Tests?\.\w+$", re.I)),
-    ("docs", re.compile(r"(?:^|/)(?:docs?|documentation|examples?|man|website|site)/"
+    ("docs", re.compile(r"(?:^|/)(?:docs?|documentation|examples?|man|website|site|artwork)/"
                         r"|\.(?:rst|md|markdown|txt|adoc|png|jpe?g|gif|svg|ico)$"
                         r"|(?:^|/)(?:README|CHANGES|CHANGELOG|HISTORY|NEWS|AUTHORS|CONTRIBUTORS"
                         r"|CONTRIBUTING|LICENSE|NOTICE|COPYING|CODE_OF_CONDUCT)[^/]*$", re.I)),
@@ -52,7 +52,7 @@ _PATH_KINDS = (
                              r"|requirements[^/]*\.txt|package(?:-lock)?\.json|yarn\.lock"
                              r"|Cargo\.(?:toml|lock)|go\.(?:mod|sum)|Gemfile(?:\.lock)?"
                              r"|[^/]*\.gemspec|pom\.xml|build\.gradle[^/]*|Makefile|CMakeLists\.txt"
-                             r"|\.[\w.-]+)$", re.I)),
+                             r"|[^/]*\.lock|\.[\w.-]+)$", re.I)),
 )
 
 

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import re
 
-from whylens.knowledge.heuristics import NAMED_FAILURE
+from whylens.history.filters import is_release
+from whylens.knowledge.features import conventional_prefix, path_kind
+from whylens.knowledge.heuristics import NAMED_FAILURE, NEGATIVE
 
 FALLBACK_NEEDS_BEHAVIOUR = True
 
@@ -31,13 +33,6 @@ _HOUSEKEEPING_WORDS = re.compile(
     r"|manifest|packaging|wheel|sdist|import order|unused|merge|revert\w*|sphinx|rst|markdown"
     r"|gitignore|editorconfig|typing|type hints?|annotations?|typed|tabs?|spaces|newer"
     r"|upgrade\w*|downgrade\w*|vendor\w*|test ?suite|notes?)\b", re.I)
-_HOUSEKEEPING_PATH = re.compile(
-    r"(?:^|/)(?:docs?|tests?|testing|examples?|artwork|\.github|\.circleci|\.ci|ci)/"
-    r"|\.(?:rst|md|txt|lock|png|jpe?g|gif|svg|ico)$|(?:^|/)test_[^/]*\.py$|_tests?\.py$"
-    r"|(?:^|/)(?:README|CHANGES|CHANGELOG|HISTORY|AUTHORS|CONTRIBUTORS|LICENSE|NOTICE|Makefile"
-    r"|MANIFEST\.in|setup\.py|setup\.cfg|pyproject\.toml|tox\.ini|noxfile\.py|conftest\.py"
-    r"|appveyor\.ya?ml|codecov\.ya?ml|\.[\w.-]+)$", re.I)
-
 # Subject decoration that is not content: "Merge pull request #1 from a/b", "docs: ", "[cli] ",
 # "fix(parser)!: ", "fix/", "manual.yml: ". A component prefix ("Sentinel: ", "redis-cli: ") says
 # which part of the code the sentence is about, so it stays.
@@ -101,7 +96,31 @@ def strip_prefix(text: str) -> str:
 
 def housekeeping_paths(paths: tuple[str, ...]) -> bool:
     """Every changed path is docs, tests, CI, packaging or repository metadata."""
-    return bool(paths) and all(_HOUSEKEEPING_PATH.search(p) for p in paths)
+    return bool(paths) and all(path_kind(p) != "code" for p in paths)
+
+
+# Work that is never a symbol's decision, by its title: AUTHORS, lint, formatting, typing, CI,
+# docs (releases and version bumps: ``history.filters.is_release``).
+_HOUSEKEEPING_TITLE = re.compile(
+    r"\b(?:authors|contributors|changelog|typos?|spelling|lint\w*|flake8|pylint|mypy|pyright|ruff"
+    r"|black|isort|prettier|eslint|gofmt|rustfmt|clippy|(?:re)?format(?:s|ted|ting)?|whitespace"
+    r"|type (?:hints?|annotations?|stubs?|check\w*)|typing|ci|github actions|workflows?|travis"
+    r"|appveyor|circleci|pre-commit|readme|docs?|documentation|docstrings?|code style|copyright"
+    r"|licen[cs]e|dependabot)\b", re.I)
+_HOUSEKEEPING_KINDS = frozenset("docs test ci chore style build release lint types deps".split())
+
+
+def housekeeping_work(title: str, paths) -> bool:
+    """A release, version bump, AUTHORS, lint / formatting / typing-only, CI or docs-only piece
+    of work: by the files it touched, its conventional prefix, or its title (a title that also
+    names something going wrong, "Fix crash when formatting dates", is not housekeeping)."""
+    if housekeeping_paths(tuple(paths)) or conventional_prefix(title) in _HOUSEKEEPING_KINDS:
+        return True
+    text = strip_prefix(title)
+    if is_release(text):
+        return True
+    return bool(_HOUSEKEEPING_TITLE.search(text)) and not (
+        NEGATIVE.search(text) or NAMED_FAILURE.search(text))
 
 
 def housekeeping_subject(subject: str) -> bool:

@@ -1,8 +1,9 @@
-"""Deterministic record fields from a numbered thread: problem, cause, decision, rejected, supersedes.
+"""Record fields from a numbered thread: problem, cause, decision, rejected, supersedes.
 
-Each field is a list of sentences chosen by marker phrases (the table below); a sentence keeps the
-unit it came from. A sentence may serve two fields ("use a lock instead of a global flag" is both
-the decision and a rejected alternative). No model: the same thread always gives the same fields.
+Each field is a list of sentences, each keeping the thread unit it came from. The sentence
+classifier chooses them (``records.distil``); the marker phrases of ``knowledge.cues`` are the
+rules used when its data is unavailable. Deterministic: the same thread always gives the same
+fields.
 """
 
 from __future__ import annotations
@@ -10,8 +11,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from whylens.knowledge.cues import ACTION_VERBS, BEFORE, CAUSE, DECISION, REJECTED, REPLACED, TRIVIAL
+from whylens.knowledge.classify import default_model
+from whylens.knowledge.cues import ACTION_VERBS, BEFORE, CAUSE, DECISION, REJECTED, TRIVIAL
+from whylens.knowledge.features import CommitKind
 from whylens.models import Claim
+from whylens.records.distil import distil
 from whylens.records.thread import sentences
 
 MAX_CLAIMS = 3  # per field: a record is a summary, the thread is one click away
@@ -34,17 +38,25 @@ class Fields:
     rejected: tuple[Claim, ...]
 
 
-def extract_fields(title: str, units, summary_unit: str | None = "U1", opening: bool = True) -> Fields:
-    """The deterministic fields of a thread whose title sits in unit ``summary_unit``.
+def extract_fields(title: str, units, summary_unit: str | None = "U1", opening: bool = True,
+                   kind: CommitKind | None = None, use_model: bool = True) -> Fields:
+    """The fields of a thread whose title sits in unit ``summary_unit``: chosen by the sentence
+    classifier (``records.distil``; ``kind`` says what the work touched), or by the rules when
+    its data is unavailable (or ``use_model`` is False):
 
     problem: the title, plus (``opening``) the first sentence of the description when there is
     one (a commit record's problem is its subject alone);
     decision: marker sentences, else the title when it names an action (the PR summary).
     """
     title = next((u.text for u in units if u.id == summary_unit), title)  # the cleaned title
+    model = default_model() if use_model else None
+    if model is not None:
+        title_claim = Claim(_cap(title), summary_unit) if summary_unit and title.strip() else None
+        claims = [c for c in _claims(units) if c.unit != summary_unit]
+        return Fields(*distil(title_claim, claims, kind or CommitKind(), model))
     candidates = _claims(units)
     cause = _pick(candidates, lambda s: CAUSE.search(s))
-    rejected = _pick(candidates, lambda s: REJECTED.search(s) or REPLACED.search(s))
+    rejected = _pick(candidates, lambda s: REJECTED.search(s))
     decision = _pick(candidates, _is_decision)
     problem = _problem(title, units if opening else [], summary_unit, decision)
     if not decision and summary_unit and _opens_with_action(title) and _says_something(title):
@@ -66,7 +78,8 @@ def thread_shape(units, fields: Fields) -> str:
     words = sum(len(u.text.split()) for u in units)
     if len(units) <= 2 or words < 40:
         return "thin"
-    if fields.cause or (fields.rejected and len({u.author for u in units}) > 1):
+    explains = fields.cause or any(CAUSE.search(u.text) for u in units)
+    if explains or (fields.rejected and len({u.author for u in units}) > 1):
         return "investigation"
     return "review_stream"
 

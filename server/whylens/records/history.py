@@ -21,6 +21,8 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from whylens.history.links import closing_refs, pr_number, revert_subject
+from whylens.knowledge.features import commit_kind
+from whylens.knowledge.subjects import housekeeping_work
 from whylens.models import Commit, Record, SymbolEvent
 from whylens.records.extract import CAUSE, DECISION, REJECTED, extract_fields, supersedes_refs, thread_shape
 from whylens.records.thread import ThreadBuilder, commit_thread, paragraphs, strip_pr_suffix
@@ -297,10 +299,16 @@ def _has_rationale(commit: Commit) -> bool:
 
 def _finish(work: _Work, events_by_commit: dict[str, list[SymbolEvent]]) -> Record:
     units = work.builder.freeze()
-    fields = extract_fields(work.title, units, units[0].id if units else None,
-                            opening=work.kind != "commit")
-    anchors = anchors_for([c.sha for c in work.commits], events_by_commit)
     files = files_for(work.commits)
+    landing = work.landing
+    kind = commit_kind(landing.subject, files, work.number, len(landing.parents) > 1,
+                       units[0].text if units else "")
+    fields = extract_fields(work.title, units, units[0].id if units else None,
+                            opening=work.kind != "commit", kind=kind)
+    # Housekeeping (a release, AUTHORS, lint, CI, docs) is never a symbol's decision: unanchored,
+    # it stays findable by search but no card or lens counts it.
+    anchors = () if housekeeping_work(work.title, files) else anchors_for(
+        [c.sha for c in work.commits], events_by_commit)
     return Record(
         id=work.id, kind=work.kind, number=work.number, title=work.title,
         problem=fields.problem, cause=fields.cause, decision=fields.decision, rejected=fields.rejected,

@@ -34,7 +34,8 @@ def revert_pairs(commits: list[Commit]) -> list[tuple[str, str]]:
     for commit in ordered:
         targets: list[str] = []
         for named in reverted_shas(commit.message):
-            full = named if named in by_sha else next((s for s in by_sha if s.startswith(named)), None)
+            # a full sha stands even when its commit was indexed by an earlier run
+            full = named if len(named) == 40 else next((s for s in by_sha if s.startswith(named)), None)
             if full and full != commit.sha:
                 targets += work.get(full, [full])
         for number in reverted_numbers(commit.subject, commit.body):

@@ -58,7 +58,7 @@ def test_merge_commit_pr_with_the_commits_it_brought_in(make_repo):
     assert pr.fix_edge_source == "text" and pr.merged and pr.distilled_by == "rules"
     assert pr.label == "distilled, unreviewed"
     assert pr.author == "Ada Lovelace"  # the PR's author, not the merger
-    assert any("because pop() raced" in c.text for c in pr.cause)  # calls keep their ()
+    assert any("Guard the pool with a lock" in c.text for c in pr.decision)
     assert pr.files == ("pool.py", "test_pool.py")
     # the PR's own commits are not answered a second time as standalone records
     assert not any(r.id.startswith("commit-") and r.fixing_commits[0] in (c1, c2) for r in records.values())
@@ -82,7 +82,7 @@ def test_squash_pr_with_description_fills_every_field(make_repo):
     record = by_id(build_records(mine(repo), {}))["pr-12"]
     assert record.title == "Use a lock around pool access"
     assert record.fixing_commits == (sha,)
-    assert record.problem.text.startswith("Use a lock around pool access — Connections were handed out")
+    assert record.problem.text == "Connections were handed out twice under concurrent load."
     assert [c.text for c in record.cause][0].startswith("The root cause is that pop")
     assert any("switches to a threading.Lock" in c.text for c in record.decision)
     assert any("queue.Queue instead of the lock" in c.text for c in record.rejected)
@@ -172,8 +172,9 @@ def test_standalone_rationale_commit_and_silence_for_the_rest(make_repo):
     assert [r.id for r in records] == [f"commit-{why[:12]}"]
     record = records[0]
     assert record.kind == "commit" and record.number is None and record.fixing_commits == (why,)
-    assert record.problem.unit == "U1" and record.thread[0].kind == "commit"
-    assert any("so reusing one older" in c.text for c in record.cause)
+    assert record.thread[0].kind == "commit"
+    assert "so reusing one older" in record.problem.text  # the problem as stated, not the title
+    assert any("Keep idle connections" in c.text for c in record.decision)
     assert_citable(record)
 
 
@@ -226,7 +227,7 @@ def test_non_utf8_and_empty_messages_do_not_crash(make_repo):
                 {"a.py": "x = 1\n"})
     repo.commit("x", {"a.py": "x = 2\n"})
     records = build_records(mine(repo), {})
-    assert len(records) == 1 and "because latin-1" in records[0].cause[0].text
+    assert len(records) == 1 and "because latin-1" in records[0].problem.text
     assert build_records([], {}) == []
 
 
