@@ -6,7 +6,8 @@ import re
 
 from whylens.history.links import WebLinks
 from whylens.models import Claim, HistoryEntry, KnowledgeCounts, Pitfall, Record, Story, Symbol, Unit
-from whylens.render.cards import hover_card, rationale, story_json
+from whylens.render.cards import hover_card, story_json
+from whylens.render.rationale import rationale
 from whylens.render.diagnostics import pitfall_link, pitfall_message
 from whylens.render.hits import to_json
 from whylens.render.lens import lens_title
