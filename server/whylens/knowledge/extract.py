@@ -25,6 +25,7 @@ from whylens.knowledge.substance import is_substantive
 from whylens.models import Commit, Unit
 
 MAX_UNITS = 8  # per commit
+SWEEPING_SYMBOLS = 25  # a commit changing more symbols anchors its units to none (p95: ~20)
 MAX_WITH_RESOLUTION = 520  # characters of a Pattern plus the sentence that resolves it
 TITLE_CHARS = 80
 NAMED_FAILURE_BONUS = 0.05
@@ -65,7 +66,10 @@ def extract_units(
         drafts = _model_drafts(sentences, commit, unit_files, model)
     else:
         drafts = _rule_drafts(sentences)
-    return _units(drafts, commit, unit_files, tuple(symbols))
+    unit_symbols = tuple(symbols)
+    if len(unit_symbols) > SWEEPING_SYMBOLS:
+        unit_symbols = ()  # a sweeping change: what it says is no one symbol's story
+    return _units(drafts, commit, unit_files, unit_symbols)
 
 
 def _units(drafts: list[_Draft], commit: Commit, unit_files, unit_symbols) -> list[Unit]:
@@ -101,8 +105,9 @@ def _model_drafts(sentences: list[Sentence], commit: Commit, paths, model) -> li
     while i < len(sentences):
         sentence = sentences[i]
         i += 1
-        if sentence.clean.endswith(":") or not is_substantive(sentence.clean):
-            continue  # a lead-in whose block is gone, or too little to stand alone
+        if sentence.clean.endswith(":") or not is_substantive(sentence.clean) or \
+                heuristics.vetoed(sentence.clean):
+            continue  # a lead-in whose block is gone, too little, or chatter and hedges
         prediction = model.predict(sentence_features(
             sentence.clean, from_subject=sentence.from_subject, index=sentence.index, kind=kind))
         if prediction.unit == "none":

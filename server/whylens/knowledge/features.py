@@ -38,6 +38,7 @@ _BRACKET_TAG = re.compile(r"^\s*\[([\w -]{1,20})\]")
 
 # What a changed path is, first match wins (code is anything else).
 _PATH_KINDS = (
+    ("types", re.compile(r"\.d\.[cm]?ts$|\.pyi$|(?:^|/)py\.typed$", re.I)),  # typing only
     ("ci", re.compile(r"(?:^|/)(?:\.github|\.circleci|\.ci|ci)/|(?:^|/)(?:\.travis\.ya?ml"
                       r"|appveyor\.ya?ml|\.gitlab-ci\.ya?ml|azure-pipelines\.ya?ml|Jenkinsfile"
                       r"|codecov\.ya?ml|\.pre-commit-config\.ya?ml|tox\.ini|noxfile\.py)$", re.I)),
@@ -61,7 +62,7 @@ class CommitKind:
     """What a sentence's commit is, as far as the classifier cares."""
 
     prefix: str = ""  # conventional type of the subject ("docs", "fix"), "" when none
-    touched: frozenset[str] = frozenset()  # path kinds: code docs tests ci packaging
+    touched: frozenset[str] = frozenset()  # path kinds: code types docs tests ci packaging
     shape: str = "plain"  # plain | squash (subject ends "(#N)") | merge (a merged PR)
     subject: str = ""  # the cleaned subject, to spot body sentences that only repeat it
 

@@ -108,6 +108,9 @@ _HOUSEKEEPING_TITLE = re.compile(
     r"|appveyor|circleci|pre-commit|readme|docs?|documentation|docstrings?|code style|copyright"
     r"|licen[cs]e|dependabot)\b", re.I)
 _HOUSEKEEPING_KINDS = frozenset("docs test ci chore style build release lint types deps".split())
+_HOUSEKEEPING_SCOPES = frozenset(
+    "types typing typings docs doc test tests ci build deps lint style release changelog".split())
+_SCOPE = re.compile(r"^\s*[A-Za-z]+\(([\w-]+)\)!?:")
 
 
 def housekeeping_work(title: str, paths) -> bool:
@@ -116,8 +119,23 @@ def housekeeping_work(title: str, paths) -> bool:
     names something going wrong, "Fix crash when formatting dates", is not housekeeping)."""
     if housekeeping_paths(tuple(paths)) or conventional_prefix(title) in _HOUSEKEEPING_KINDS:
         return True
+    scope = _SCOPE.match(title)
+    if scope and scope.group(1).lower() in _HOUSEKEEPING_SCOPES:  # "fix(types): …"
+        return True
     text = strip_prefix(title)
-    if is_release(text):
+    return is_release(text) or housekeeping_text(text)
+
+
+# Tools whose findings are housekeeping even when they say "error": clang-tidy, an analyzer.
+_TOOL_FINDINGS = re.compile(
+    r"\b(?:clang-tidy|static analy[sz]er|scan-build|coverity|cppcheck|compiler warnings?"
+    r"|-W[\w-]+|warning:|lint(?:er|ing)?|flake8|mypy|golangci-lint|clippy)\b", re.I)
+
+
+def housekeeping_text(text: str) -> bool:
+    """A sentence about housekeeping (lint, formatting, typing, docs, CI, a tool's findings),
+    never a record's problem or decision."""
+    if _TOOL_FINDINGS.search(text):
         return True
     return bool(_HOUSEKEEPING_TITLE.search(text)) and not (
         NEGATIVE.search(text) or NAMED_FAILURE.search(text))

@@ -9,6 +9,7 @@ fields.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from whylens.knowledge.classify import default_model
@@ -39,10 +40,11 @@ class Fields:
 
 
 def extract_fields(title: str, units, summary_unit: str | None = "U1", opening: bool = True,
-                   kind: CommitKind | None = None, use_model: bool = True) -> Fields:
+                   kind: CommitKind | None = None, use_model: bool = True,
+                   subjects: Iterable[str] = ()) -> Fields:
     """The fields of a thread whose title sits in unit ``summary_unit``: chosen by the sentence
-    classifier (``records.distil``; ``kind`` says what the work touched), or by the rules when
-    its data is unavailable (or ``use_model`` is False):
+    classifier (``records.distil``; ``kind`` says what the work touched, ``subjects`` are its
+    commits' subjects), or by the rules when its data is unavailable (or ``use_model`` is False):
 
     problem: the title, plus (``opening``) the first sentence of the description when there is
     one (a commit record's problem is its subject alone);
@@ -53,7 +55,7 @@ def extract_fields(title: str, units, summary_unit: str | None = "U1", opening: 
     if model is not None:
         title_claim = Claim(_cap(title), summary_unit) if summary_unit and title.strip() else None
         claims = [c for c in _claims(units) if c.unit != summary_unit]
-        return Fields(*distil(title_claim, claims, kind or CommitKind(), model))
+        return Fields(*distil(title_claim, claims, kind or CommitKind(), model, subjects))
     candidates = _claims(units)
     cause = _pick(candidates, lambda s: CAUSE.search(s))
     rejected = _pick(candidates, lambda s: REJECTED.search(s))
@@ -62,6 +64,25 @@ def extract_fields(title: str, units, summary_unit: str | None = "U1", opening: 
     if not decision and summary_unit and _opens_with_action(title) and _says_something(title):
         decision = (Claim(_cap(title), summary_unit),)
     return Fields(problem, cause, decision, rejected)
+
+
+def explains(title: str, fields: Fields) -> bool:
+    """The work says something beyond its title: a problem, a cause, a rejected alternative, or
+    a decision that is not the title again. Work known only by its title is a change in the
+    history, never a symbol's decision (it is left unanchored)."""
+    words = lambda text: re.findall(r"[^\W\d_]+", strip_refs(text).lower())  # noqa: E731
+    return bool(fields.problem or fields.cause or fields.rejected or any(
+        words(c.text) != words(title) for c in fields.decision))
+
+
+def strip_refs(text: str) -> str:
+    """A title without its issue / PR references: "x (fix #533)" is "x"."""
+    return _TITLE_REFS.sub(" ", text)
+
+
+_TITLE_REFS = re.compile(
+    r"[(\[;,]?\s*(?:(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|refs?|see)\s*)?"
+    r"(?:[\w.-]+/[\w.-]+)?#\d+\s*[)\]]?", re.I)
 
 
 def supersedes_refs(raw_text: str) -> tuple[str, ...]:
@@ -88,11 +109,16 @@ def thread_shape(units, fields: Fields) -> str:
 _DANGLING = re.compile(r"\b(?:to|for|of|in|with|by|from|the|a|an|see|and|or|at|on|per)\W*$", re.IGNORECASE)
 
 
+_CONTENT_WORD = re.compile(r"[A-Za-z]{3,}")  # ". as [$i, $j] | ..." is code, not a claim
+
+
 def _claims(units) -> list[Claim]:
     out = []
     for unit in units:
         for text in sentences(unit.text):
-            if len(text.split()) >= MIN_CLAIM_WORDS and not _DANGLING.search(text):
+            if len(text.split()) >= MIN_CLAIM_WORDS and not _DANGLING.search(text) \
+                    and len(_CONTENT_WORD.findall(text)) >= MIN_CLAIM_WORDS - 1 \
+                    and not text.rstrip().endswith(":"):  # a lead-in whose block is gone
                 out.append(Claim(_cap(text), unit.id))
     return out
 

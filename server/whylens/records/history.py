@@ -21,14 +21,18 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from whylens.history.links import closing_refs, pr_number, revert_subject
+from whylens.knowledge.clean import clean_inline
 from whylens.knowledge.features import commit_kind
 from whylens.knowledge.subjects import housekeeping_work
 from whylens.models import Commit, Record, SymbolEvent
-from whylens.records.extract import CAUSE, DECISION, REJECTED, extract_fields, supersedes_refs, thread_shape
+from whylens.records.extract import (
+    CAUSE, DECISION, REJECTED, explains, extract_fields, supersedes_refs, thread_shape,
+)
 from whylens.records.thread import ThreadBuilder, commit_thread, paragraphs, strip_pr_suffix
 
 SKIPPED = ("bot", "release", "trivial", "ignored")
-MAX_ANCHORS = 40  # a sweeping change is not the story of each symbol it touched
+MAX_ANCHORS = 40  # anchors kept when records of one piece of work are coalesced
+SWEEPING_SYMBOLS = 25  # work that changed more symbols than this is anchored to none
 MAX_FILES = 60
 SUBSTANTIVE_BODY_WORDS = 12  # a body this long explains something even without a marker phrase
 
@@ -303,12 +307,13 @@ def _finish(work: _Work, events_by_commit: dict[str, list[SymbolEvent]]) -> Reco
     landing = work.landing
     kind = commit_kind(landing.subject, files, work.number, len(landing.parents) > 1,
                        units[0].text if units else "")
+    subjects = {clean_inline(strip_pr_suffix(c.subject)) for c in work.commits}
     fields = extract_fields(work.title, units, units[0].id if units else None,
-                            opening=work.kind != "commit", kind=kind)
-    # Housekeeping (a release, AUTHORS, lint, CI, docs) is never a symbol's decision: unanchored,
-    # it stays findable by search but no card or lens counts it.
-    anchors = () if housekeeping_work(work.title, files) else anchors_for(
-        [c.sha for c in work.commits], events_by_commit)
+                            opening=work.kind != "commit", kind=kind, subjects=subjects)
+    # Housekeeping (a release, AUTHORS, lint, CI, docs) and work known only by its title are
+    # never a symbol's decision: unanchored, they stay findable by search; no card counts them.
+    anchors = () if housekeeping_work(work.title, files) or not explains(work.title, fields) \
+        else anchors_for([c.sha for c in work.commits], events_by_commit)
     return Record(
         id=work.id, kind=work.kind, number=work.number, title=work.title,
         problem=fields.problem, cause=fields.cause, decision=fields.decision, rejected=fields.rejected,
@@ -320,7 +325,8 @@ def _finish(work: _Work, events_by_commit: dict[str, list[SymbolEvent]]) -> Reco
 
 
 def anchors_for(shas, events_by_commit: dict[str, list[SymbolEvent]]) -> tuple[str, ...]:
-    """Symbols the commits substantively changed (not deleted), most-changed first, capped."""
+    """Symbols the commits substantively changed (not deleted), most-changed first; none for a
+    sweeping change."""
     counts: Counter = Counter()
     for sha in shas:
         for event in events_by_commit.get(sha, ()):
@@ -328,6 +334,8 @@ def anchors_for(shas, events_by_commit: dict[str, list[SymbolEvent]]) -> tuple[s
                 counts[event.symbol] += 1
     # Ties by name, so the answer does not depend on the order events were read back in (a
     # resumed run reads the events of commits a killed run wrote from the index).
+    if len(counts) > SWEEPING_SYMBOLS:
+        return ()  # "Add initial type hints", "drop Python 2.7": no one symbol's decision
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     return tuple(name for name, _ in ranked)[:MAX_ANCHORS]
 

@@ -7,10 +7,12 @@ rationale view (``render.rationale``).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from whylens.history.links import WebLinks
 from whylens.models import HistoryEntry, LineChange, Record, Reversal, Story, Unit
+from whylens.records.extract import strip_refs
 from whylens.retrieval.citations import (
     change_ref,
     change_url,
@@ -37,7 +39,10 @@ def day(date: str) -> str:
 
 
 def same_text(a: str, b: str) -> bool:
-    return " ".join(a.split()).lower().rstrip(".") == " ".join(b.split()).lower().rstrip(".")
+    """The same words, whatever the markup, case, punctuation or issue references (a cleaned
+    title is the title)."""
+    words = lambda text: re.findall(r"[^\W\d_]+", strip_refs(text).lower())  # noqa: E731
+    return words(a) == words(b)
 
 
 def outcome(story: Story, record: Record) -> str:
@@ -148,12 +153,17 @@ def hover_card(story: Story, links: WebLinks | None = None, max_chars: int = MAX
         text = _card(story, links, limit, counts)
         if len(text) <= max_chars:
             return text
-    for index in (2, 3, 2, 2, 1, 0, 1, 1, 0):  # changes, reversals, then units and records
+    for index in (2, 2, 2, 1, 1, 0, 3, 1, 0):  # changes, then units, records, what was reverted
         counts[index] = max(0, counts[index] - 1)
         text = _card(story, links, 50, counts)
         if len(text) <= max_chars:
             return text
-    return _summary_line(story, links)[:max_chars]
+    bare = _summary_line(story, links)
+    if story.line_change is not None:  # the line asked about outlives everything else
+        with_line = f"{bare}\n\n{line_text(story.line_change, links, 50)}"
+        if len(with_line) <= max_chars:
+            return with_line
+    return bare[:max_chars]
 
 
 def story_json(story: Story, links: WebLinks | None = None) -> dict[str, Any]:

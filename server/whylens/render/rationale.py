@@ -10,6 +10,7 @@ listed as changes.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from whylens.history.links import WebLinks
@@ -57,6 +58,14 @@ def rationale(story: Story, links: WebLinks | None = None,
         return "\n".join(head + ["", "Nothing in this repository's history explains this code yet."])
     blocks = _blocks(story, links)
     chosen = _choose(blocks, max_chars - _size(head) - 80 if max_chars else None)
+    text = _render(head, blocks, chosen)
+    while max_chars is not None and len(text) > max_chars and chosen:
+        chosen.remove(min(chosen, key=lambda b: (b.priority, -b.order)))  # headings took room
+        text = _render(head, blocks, chosen)
+    return text
+
+
+def _render(head: list[str], blocks: list[_Block], chosen: list[_Block]) -> str:
     lines = list(head)
     for section in SECTIONS:
         picked = sorted((b for b in chosen if b.section == section), key=lambda b: b.order)
@@ -121,18 +130,31 @@ def _blocks(story: Story, links: WebLinks | None) -> list[_Block]:
 
 
 def _record_lines(story: Story, record: Record, links: WebLinks | None) -> list[str]:
+    """The record's fields, each said once: not the title again, not a unit's words again (the
+    unit's line, typed as a pitfall or constraint, says it)."""
+    said = [record.title] + [u.content for u in story.units]
+
+    def new(text: str) -> bool:
+        return not any(same_text(text, other) for other in said) and not same_text(
+            text, _without_fix_verb(record.title))
+
     lines = [f"**{record_ref(record, links)} {one_line(record.title, 200)}** — "
              f"outcome: *{outcome(story, record)}*"]
-    if record.problem and not same_text(record.problem.text, record.title):
+    if record.problem and new(record.problem.text):
         lines.append(f"- Problem: {one_line(record.problem.text, FIELD_CHARS)}")
-    lines += [f"- Cause: {one_line(c.text, FIELD_CHARS)}" for c in record.cause]
+    lines += [f"- Cause: {one_line(c.text, FIELD_CHARS)}" for c in record.cause if new(c.text)]
     lines += [f"- Decision: {one_line(c.text, FIELD_CHARS)}" for c in record.decision
-              if not same_text(c.text, record.title)]
+              if new(c.text)]
     lines += [f"- Rejected: {one_line(c.text, FIELD_CHARS)}" for c in record.rejected]
     fixed = _fixed_here(story, record)
     if fixed:
         lines.append(f"- Fixed in: {', '.join(commit_ref(sha, links) for sha in fixed)}")
     return lines + [""]
+
+
+def _without_fix_verb(title: str) -> str:
+    """"Fix memory leaks" → "memory leaks": a problem that only repeats the title."""
+    return re.sub(r"^\W*(?:fix(?:es|ed|ing)?|bug ?fix(?:es)?)\s+", "", title.strip(), flags=re.I)
 
 
 def _fixed_here(story: Story, record: Record) -> list[str]:

@@ -40,10 +40,27 @@ def split_current(reader: IndexReader, records: Sequence[Record], outcomes: dict
                                        records, units))
         else:
             current_units.append(unit)
+    reversals = _distinct(reversals)
     reverting = {r.by for r in reversals if r.how == "reverted" and r.by}
     current_records = [r for r in records if outcomes.get(r.id) not in UNDONE
                        and not (r.fixing_commits and set(r.fixing_commits) <= reverting)]
     return current_records, current_units, reversals
+
+
+def _distinct(reversals: list[Reversal]) -> list[Reversal]:
+    """One line per thing said: a unit that repeats its undone record's words is left out."""
+    seen: set[str] = set()
+    out = []
+    for reversal in reversals:
+        item = reversal.item
+        texts = [item.content] if isinstance(item, Unit) else [item.title] + [
+            c.text for c in (*([item.problem] if item.problem else []), *item.decision)]
+        keys = {" ".join(t.lower().split()).rstrip(".") for t in texts if t}
+        if keys & seen:
+            continue
+        seen |= keys
+        out.append(reversal)
+    return out
 
 
 def _reversal(reader: IndexReader, item: Unit | Record, how: str, commits: Iterable[str],

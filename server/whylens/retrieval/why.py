@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from whylens.errors import InvalidInputError
 from whylens.models import HistoryEntry, LineChange, Record, Story, Symbol, Unit
+from whylens.records.extract import Fields, explains
 from whylens.retrieval.evidence import anchored_exactly, has_fix_edge, record_outcome, revert_check
 from whylens.retrieval.paths import read_source, repo_relative, source_bytes
 from whylens.retrieval.reversals import split_current
@@ -114,9 +115,11 @@ def file_story(reader: IndexReader, rel_path: str, *, now: float) -> Story:
 
 
 def select_records(records: Iterable[Record], qualified: str) -> tuple[Record, ...]:
-    """The symbol's decisions, newest first: a fix edge and an anchor on ``qualified`` itself
-    (housekeeping work is never anchored, so never here)."""
-    kept = [r for r in records if has_fix_edge(r) and anchored_exactly(r, qualified)]
+    """The symbol's decisions, newest first: a fix edge, an anchor on ``qualified`` itself
+    (housekeeping work is never anchored), and something said beyond the title — work known
+    only by its title is a change in the history, not a decision."""
+    kept = [r for r in records if has_fix_edge(r) and anchored_exactly(r, qualified)
+            and explains(r.title, Fields(r.problem, r.cause, r.decision, r.rejected))]
     kept.sort(key=lambda r: r.date or "", reverse=True)
     return tuple(kept)
 

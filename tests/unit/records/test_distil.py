@@ -76,10 +76,12 @@ def test_release_and_authors_work_is_never_a_symbols_decision(make_repo) -> None
     authors = repo.commit("Add myself to AUTHORS (#41)\n\nI fixed the pool, so here I am.",
                           {"AUTHORS.rst": "Ada\n", "pool.py": POOL})
     real = repo.commit("Lock the pool again (#42)\n\nUnlocked pools hand one connection to two "
-                       "greenlets.", {"pool.py": POOL_LOCKED})
+                       "greenlets, because pop is not atomic.", {"pool.py": POOL_LOCKED})
+    bare = repo.commit("Tidy the pool (#43)", {"pool.py": POOL})  # only a title: a change
     events = {sha: [SymbolEvent(sha, "pool.py", "Pool.get", "body")]
-              for sha in (inner, landed, authors, real)}
+              for sha in (inner, landed, authors, real, bare)}
     records = {r.id: r for r in build_records(mine(repo), events)}
     assert records["pr-40"].anchors == ()  # a release: searchable, never a symbol's decision
     assert records["pr-41"].anchors == ()  # AUTHORS
     assert records["pr-42"].anchors == ("Pool.get",)
+    assert records["pr-43"].anchors == ()  # says nothing beyond its title: history, not a decision
