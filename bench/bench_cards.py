@@ -19,6 +19,10 @@ and the "Fixed in" lines are left out (the symbol-history benchmark measures tho
 JSON object a line in bench/labels/cards/<repo>.jsonl: ``{"repo", "path", "symbol", "field",
 "text", "label": useful|marginal|noise, "field_ok": true|false (record fields), "note"}`` — a
 person's reading of the item alone, as a stranger to the code would read it on a card.
+
+Record field precision is also read on a seeded sample of records that count as a symbol's
+decisions (``sample-records``, ids in bench/labels/cards/records.tsv, every field of them, in both
+codes' indexes; labels in records.jsonl: ``{"repo", "record", "field", "text", "field_ok"}``).
 """
 
 from __future__ import annotations
@@ -162,11 +166,84 @@ def measure(args) -> dict:
     return {"code": os.environ.get("PYTHONPATH") or "this checkout", "symbols": results}
 
 
+# -- record fields: a sample of the records that count as a symbol's decisions ------------------
+
+RECORD_SAMPLE = LABELS / "records.tsv"
+
+
+def sample_records(args) -> int:
+    """Pick ``--per-repo`` records anchored to a symbol (the ones cards show), seeded; the same
+    ids are then read from both indexes (``measure_records``)."""
+    from whylens.index.store import IndexStore
+
+    rng = random.Random(args.seed)
+    rows = []
+    for name in pairs(args.repo):
+        reader = IndexStore(Path(pairs(args.index)[name])).reader()
+        try:
+            ids = [r.id for r in reader.iter_records() if r.anchors]
+        finally:
+            reader.close()
+        rows += [f"{name}\t{rid}" for rid in sorted(rng.sample(ids, min(args.per_repo, len(ids))))]
+    RECORD_SAMPLE.write_text("repo\trecord\n" + "\n".join(rows) + "\n")
+    print(f"wrote {len(rows)} record ids to {RECORD_SAMPLE}")
+    return 0
+
+
+def measure_records(args) -> list[dict]:
+    """Every problem / cause / decision / rejected claim of the sampled records, as this code's
+    index holds them (a record missing from it is listed with no fields)."""
+    from whylens.index.store import IndexStore
+
+    out = []
+    indexes = pairs(args.index)
+    wanted = [line.split("\t") for line in RECORD_SAMPLE.read_text().splitlines()[1:] if line]
+    for repo in sorted({r for r, _ in wanted}):
+        if repo not in indexes:
+            continue
+        reader = IndexStore(Path(indexes[repo])).reader()
+        try:
+            for _, rid in (w for w in wanted if w[0] == repo):
+                record = reader.record(rid)
+                if record is None:
+                    continue
+                claims = [("problem", record.problem)] if record.problem else []
+                claims += [(f, c) for f in ("cause", "decision", "rejected")
+                           for c in getattr(record, f)]
+                for field, claim in claims:
+                    out.append({"repo": repo, "record": rid, "title": record.title,
+                                "field": field, "text": claim.text})
+        finally:
+            reader.close()
+    return out
+
+
+def field_precision(name: str, claims: list[dict], unlabelled: list) -> list[str]:
+    labels = {}
+    file = LABELS / "records.jsonl"
+    if file.exists():
+        for line in file.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                labels[(row["repo"], row["record"], row["field"], row["text"])] = row["field_ok"]
+    ok: dict[str, Counter] = defaultdict(Counter)
+    for claim in claims:
+        key = (claim["repo"], claim["record"], claim["field"], claim["text"])
+        if key not in labels:
+            unlabelled.append(claim)
+            continue
+        ok[claim["field"]][labels[key]] += 1
+    lines = [f"- sampled records ({name}): " + "; ".join(
+        f"{field} {c[True] / (c[True] + c[False]):.2f} ({c[True]}/{c[True] + c[False]})"
+        for field, c in sorted(ok.items()))]
+    return lines
+
+
 # -- reporting ----------------------------------------------------------------------------------
 
 def load_labels() -> dict[tuple, dict]:
     out = {}
-    for file in sorted(LABELS.glob("*.jsonl")):
+    for file in sorted(f for f in LABELS.glob("*.jsonl") if f.name != "records.jsonl"):
         for line in file.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 row = json.loads(line)
@@ -222,7 +299,7 @@ def pct(values, q: float) -> float:
 
 
 def report(args) -> int:
-    runs = [("this branch", measure(args))]
+    runs = [("this branch", {**measure(args), "records": measure_records(args)})]
     if args.baseline_code:
         command = [sys.executable, __file__, "measure", *sum((["--repo", f"{k}={v}"] for k, v in
                                                               pairs(args.repo).items()), []),
@@ -233,8 +310,11 @@ def report(args) -> int:
     labels = load_labels()
     unlabelled: list[dict] = []
     lines = []
+    record_claims: list[dict] = []
     for name, run in runs:
         lines += summarise(name, run, labels, unlabelled)
+        if RECORD_SAMPLE.exists():
+            lines += field_precision(name, run.get("records", []), record_claims) + [""]
     print("\n".join(lines))
     if args.unlabelled:
         seen = set()
@@ -245,6 +325,9 @@ def report(args) -> int:
                     seen.add(key)
                     fh.write(json.dumps(row, ensure_ascii=False) + "\n")
         print(f"{len(seen)} unlabelled items written to {args.unlabelled}")
+        with open(f"{args.unlabelled}.records", "w", encoding="utf-8") as fh:
+            for row in {json.dumps(r, ensure_ascii=False, sort_keys=True) for r in record_claims}:
+                fh.write(row + "\n")
     if args.json:
         Path(args.json).write_text(json.dumps(dict(runs), indent=1))
     return 0
@@ -253,11 +336,11 @@ def report(args) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    for name in ("select", "measure", "report"):
+    for name in ("select", "measure", "report", "sample-records"):
         p = sub.add_parser(name)
         p.add_argument("--repo", action="append", help="NAME=work tree")
         p.add_argument("--index", action="append", help="NAME=index folder built by this code")
-        if name == "select":
+        if name in ("select", "sample-records"):
             p.add_argument("--per-repo", type=int, default=PER_REPO)
             p.add_argument("--seed", type=int, default=13)
         if name == "report":
@@ -269,8 +352,10 @@ def main() -> int:
     if args.command == "select":
         return select(args)
     if args.command == "measure":
-        print(json.dumps(measure(args)))
+        print(json.dumps({**measure(args), "records": measure_records(args)}))
         return 0
+    if args.command == "sample-records":
+        return sample_records(args)
     return report(args)
 
 

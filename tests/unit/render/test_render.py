@@ -213,3 +213,14 @@ def test_reverted_knowledge_and_the_line_behind_the_cursor():
     data = story_json(story, LINKS)
     assert data["line"]["line"] == 4 and data["reversals"][0]["by_pr"] == 31
     assert data["counts"] == {"records": 1, "pitfalls": 1, "changes": 3}
+
+
+def test_a_thousand_commit_churn_stays_in_budget():
+    churn = tuple(HistoryEntry(commit=f"{i:040x}", date="2024-01-10T10:00:00+00:00",
+                               timestamp=1_700_000_000 - i, author=f"Dev {i % 7}",
+                               subject=f"Tweak send, round {i}", pr=i, kind="body",
+                               path="src/session.py", symbol="Session.send") for i in range(1000))
+    story = _story(history=churn)
+    card, text = hover_card(story, LINKS), rationale(story, LINKS)
+    assert len(card) <= 1200 and len(text) <= 4000
+    assert "more items not shown" in text and len(rationale(story, LINKS, max_chars=None)) > 4000
