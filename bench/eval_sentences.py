@@ -20,13 +20,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from sentence_corpus import HELD_OUT, ROLE_CLASSES, UNIT_CLASSES, Labelled, load  # noqa: E402
+from sentence_corpus import HELD_OUT, ROLE_CLASSES, UNIT_CLASSES, Labelled, features_of, load  # noqa: E402
 
 from whylens.knowledge import cues, extract  # noqa: E402
 from whylens.knowledge.classify import default_model  # noqa: E402
-from whylens.knowledge.features import commit_kind, sentence_features  # noqa: E402
 from whylens.knowledge.ids import normalise  # noqa: E402
-from whylens.knowledge.sentences import commit_sentences  # noqa: E402
 
 
 def model_predictions(rows: list[Labelled]) -> tuple[list[str], list[str]]:
@@ -35,13 +33,7 @@ def model_predictions(rows: list[Labelled]) -> tuple[list[str], list[str]]:
         raise SystemExit("the shipped model could not be loaded")
     units, roles = [], []
     for row in rows:
-        commit = row.commit
-        first = commit_sentences(commit)[:1]
-        clean_subject = first[0].clean if first and first[0].from_subject else ""
-        kind = commit_kind(commit.subject, [c.path for c in commit.changes], commit.pr,
-                           len(commit.parents) > 1, clean_subject)
-        prediction = model.predict(sentence_features(
-            row.sentence, from_subject=row.from_subject, index=row.index, kind=kind))
+        prediction = model.predict(features_of(row))
         units.append(prediction.unit)
         roles.append(prediction.role)
     return units, roles

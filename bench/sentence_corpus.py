@@ -47,6 +47,18 @@ class Labelled:
     role: str
 
 
+def features_of(row: Labelled) -> set[str]:
+    """The classifier's features of a labelled sentence in its commit, as extraction builds them."""
+    from whylens.knowledge.extract import sentence_kind
+    from whylens.knowledge.features import sentence_features
+    from whylens.knowledge.sentences import commit_sentences
+
+    commit = row.commit
+    kind = sentence_kind(commit, commit_sentences(commit), [c.path for c in commit.changes])
+    return sentence_features(row.sentence, from_subject=row.from_subject, index=row.index,
+                             kind=kind)
+
+
 def mirror(repo: str) -> Path:
     return MIRRORS / f"{OWNERS[repo]}+{repo}" / "repo"
 

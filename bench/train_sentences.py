@@ -26,10 +26,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from sentence_corpus import ROLE_CLASSES, TUNE, UNIT_CLASSES, Labelled, load  # noqa: E402
+from sentence_corpus import ROLE_CLASSES, TUNE, UNIT_CLASSES, Labelled, features_of, load  # noqa: E402
 
 from whylens.knowledge.classify import DATA_DIR, FORMAT, MANIFEST_FILE, MODEL_FILE  # noqa: E402
-from whylens.knowledge.features import commit_kind, sentence_features  # noqa: E402
 
 LAMBDAS = (8.0, 16.0, 32.0)
 ITERATIONS = 400
@@ -48,18 +47,7 @@ THRESHOLD_GRID = [round(x, 2) for x in np.arange(0.20, 0.96, 0.05)]
 
 
 def featurise(rows: list[Labelled]) -> list[set[str]]:
-    from whylens.knowledge.sentences import commit_sentences
-
-    out = []
-    for row in rows:
-        commit = row.commit
-        first = commit_sentences(commit)[:1]
-        clean_subject = first[0].clean if first and first[0].from_subject else ""
-        kind = commit_kind(commit.subject, [c.path for c in commit.changes], commit.pr,
-                           len(commit.parents) > 1, clean_subject)
-        out.append(sentence_features(row.sentence, from_subject=row.from_subject,
-                                     index=row.index, kind=kind))
-    return out
+    return [features_of(row) for row in rows]
 
 
 def vocabulary(feats: list[set[str]], repos: list[str]) -> list[str]:

@@ -1,8 +1,9 @@
 """A symbol's Story → the hover card (at most ``MAX_CARD_CHARS``) and the Story as data.
 
 Every line carries its provenance: commit / PR / issue links when the web base is known (from the
-index meta), plain short shas and ``#N`` otherwise. The line helpers here are shared with the
-rationale view (``render.rationale``).
+index meta), plain short shas and ``#N`` otherwise. Text from the history goes through
+``markup.inline`` / ``markup.code``: it shows as text, never as markup. The line helpers here are
+shared with the rationale view (``render.rationale``).
 """
 
 from __future__ import annotations
@@ -13,11 +14,11 @@ from typing import Any
 from whylens.history.links import WebLinks
 from whylens.models import HistoryEntry, LineChange, Record, Reversal, Story, Unit
 from whylens.records.extract import strip_refs
+from whylens.markup import code, inline
 from whylens.retrieval.citations import (
     change_ref,
     change_url,
     item_url,
-    one_line,
     record_ref,
 )
 
@@ -31,11 +32,11 @@ LABEL = "distilled, unreviewed"
 
 
 def title(story: Story) -> str:
-    return f"`{story.symbol.name}`" if story.symbol else f"`{story.path}`"
+    return code(story.symbol.name) if story.symbol else code(story.path)
 
 
 def day(date: str) -> str:
-    return (date or "")[:10]
+    return inline((date or "")[:10])
 
 
 def same_text(a: str, b: str) -> bool:
@@ -55,29 +56,29 @@ def record_summary(record: Record, limit: int) -> str:
     problem = record.problem.text if record.problem else ""
     decisions = [c.text for c in record.decision if not same_text(c.text, problem)]
     head = problem or (decisions.pop(0) if decisions else record.title)
-    text = one_line(head, limit)
+    text = inline(head, limit)
     if decisions:
-        text += f" → {one_line(decisions[0], limit)}"
+        text += f" → {inline(decisions[0], limit)}"
     if record.rejected:
-        text += f"; rejected: {one_line(record.rejected[0].text, limit // 2)}"
+        text += f"; rejected: {inline(record.rejected[0].text, limit // 2)}"
     return text
 
 
 def unit_text(unit: Unit, links: WebLinks | None, limit: int) -> str:
-    return f"{one_line(unit.content or unit.title, limit)} ({change_ref(unit.commit, unit.pr, links)})"
+    return f"{inline(unit.content or unit.title, limit)} ({change_ref(unit.commit, unit.pr, links)})"
 
 
 def reversal_line(reversal: Reversal, links: WebLinks | None, limit: int) -> str:
     """"<what it said> — reverted in #12 (`abc1234`): <why>"."""
     item = reversal.item
-    said = record_summary(item, limit) if isinstance(item, Record) else one_line(
+    said = record_summary(item, limit) if isinstance(item, Record) else inline(
         item.content or item.title, limit)
     where = ""
     if reversal.how == "reverted" and reversal.by:
         where = f" in {change_ref(reversal.by, reversal.by_pr, links)}"
     elif reversal.how == "superseded" and reversal.by:
-        where = f" by `{reversal.by}`"
-    reason = f": {one_line(reversal.reason, limit)}" if reversal.reason else ""
+        where = f" by {code(reversal.by)}"
+    reason = f": {inline(reversal.reason, limit)}" if reversal.reason else ""
     return f"{said} — *{reversal.how}{where}*{reason}"
 
 
@@ -85,9 +86,9 @@ def line_text(change: LineChange, links: WebLinks | None, limit: int) -> str:
     """"Line 42 last changed in #12 (`abc1234`), 2023-01-02, Ada: subject — why"."""
     e = change.entry
     text = (f"**Line {change.line}** last changed in {change_ref(e.commit, e.pr, links)}, "
-            f"{day(e.date)}, {e.author}: {one_line(e.subject, limit)}")
+            f"{day(e.date)}, {inline(e.author)}: {inline(e.subject, limit)}")
     why = line_rationale(change)
-    return text + (f" — {one_line(why, limit)}" if why else "")
+    return text + (f" — {inline(why, limit)}" if why else "")
 
 
 def line_rationale(change: LineChange) -> str:
@@ -104,7 +105,7 @@ def line_rationale(change: LineChange) -> str:
 
 
 def _summary_line(story: Story, links: WebLinks | None) -> str:
-    line = f"**{title(story)}** — {story.summary or 'no recorded history'}"
+    line = f"**{title(story)}** — {inline(story.summary) or 'no recorded history'}"
     if story.changes:
         newest = story.changes[0]
         line += f" ({change_ref(newest.commit, newest.pr, links)})"
@@ -112,7 +113,7 @@ def _summary_line(story: Story, links: WebLinks | None) -> str:
 
 
 def _change_line(entry: HistoryEntry, links: WebLinks | None, limit: int) -> str:
-    return (f"- {one_line(entry.subject, limit)} — {change_ref(entry.commit, entry.pr, links)}"
+    return (f"- {inline(entry.subject, limit)} — {change_ref(entry.commit, entry.pr, links)}"
             f" · {day(entry.date)}")
 
 

@@ -24,7 +24,8 @@ from whylens.render.cards import (
     same_text,
     title,
 )
-from whylens.retrieval.citations import change_ref, commit_ref, one_line, record_ref
+from whylens.markup import code, inline
+from whylens.retrieval.citations import change_ref, commit_ref, record_ref
 
 MAX_WHY_CHARS = 4000
 FIELD_CHARS = 400
@@ -51,9 +52,11 @@ class _Block:
 def rationale(story: Story, links: WebLinks | None = None,
               max_chars: int | None = MAX_WHY_CHARS) -> str:
     """The story as markdown; see the module docstring."""
-    head = [f"## {title(story)}", "", f"{story.summary or 'no recorded history'} · `{story.path}`"]
+    head = [f"## {title(story)}", "",
+            f"{inline(story.summary) or 'no recorded history'} · {code(story.path)}"]
     if story.symbol and story.symbol.start_line:
-        head[-1] += f" lines {story.symbol.start_line}–{story.symbol.end_line} ({story.symbol.kind})"
+        head[-1] += (f" lines {story.symbol.start_line}–{story.symbol.end_line}"
+                     f" ({inline(story.symbol.kind)})")
     if not story.known:
         return "\n".join(head + ["", "Nothing in this repository's history explains this code yet."])
     blocks = _blocks(story, links)
@@ -116,11 +119,11 @@ def _blocks(story: Story, links: WebLinks | None) -> list[_Block]:
                              (f"- {reversal_line(reversal, links, FIELD_CHARS // 2)}",)))
     formatting = [e for e in story.history if e.kind == "formatting"]
     for i, entry in enumerate(story.changes):
-        subject = one_line(entry.subject, 120).replace("|", "\\|")
-        kind = entry.kind + (f" (from `{entry.previous}`)" if entry.previous else "")
+        kind = inline(entry.kind) + (f" (from {code(entry.previous, in_table=True)})"
+                                     if entry.previous else "")
         blocks.append(_Block("history", 1.0 - 0.001 * i, i, (
-            f"| {day(entry.date)} | {subject} {change_ref(entry.commit, entry.pr, links)} | "
-            f"{entry.author} | {kind} |",)))
+            f"| {day(entry.date)} | {inline(entry.subject, 120)} "
+            f"{change_ref(entry.commit, entry.pr, links)} | {inline(entry.author)} | {kind} |",)))
     if formatting:
         n = len({e.commit for e in formatting})
         blocks.append(_Block("history", 0.5, len(story.changes), (
@@ -138,14 +141,14 @@ def _record_lines(story: Story, record: Record, links: WebLinks | None) -> list[
         return not any(same_text(text, other) for other in said) and not same_text(
             text, _without_fix_verb(record.title))
 
-    lines = [f"**{record_ref(record, links)} {one_line(record.title, 200)}** — "
+    lines = [f"**{record_ref(record, links)} {inline(record.title, 200)}** — "
              f"outcome: *{outcome(story, record)}*"]
     if record.problem and new(record.problem.text):
-        lines.append(f"- Problem: {one_line(record.problem.text, FIELD_CHARS)}")
-    lines += [f"- Cause: {one_line(c.text, FIELD_CHARS)}" for c in record.cause if new(c.text)]
-    lines += [f"- Decision: {one_line(c.text, FIELD_CHARS)}" for c in record.decision
+        lines.append(f"- Problem: {inline(record.problem.text, FIELD_CHARS)}")
+    lines += [f"- Cause: {inline(c.text, FIELD_CHARS)}" for c in record.cause if new(c.text)]
+    lines += [f"- Decision: {inline(c.text, FIELD_CHARS)}" for c in record.decision
               if new(c.text)]
-    lines += [f"- Rejected: {one_line(c.text, FIELD_CHARS)}" for c in record.rejected]
+    lines += [f"- Rejected: {inline(c.text, FIELD_CHARS)}" for c in record.rejected]
     fixed = _fixed_here(story, record)
     if fixed:
         lines.append(f"- Fixed in: {', '.join(commit_ref(sha, links) for sha in fixed)}")
@@ -166,5 +169,5 @@ def _fixed_here(story: Story, record: Record) -> list[str]:
 
 
 def _unit_line(unit: Unit, links: WebLinks | None) -> str:
-    return (f"- {one_line(unit.content or unit.title, FIELD_CHARS)} — "
-            f"{change_ref(unit.commit, unit.pr, links)}, {unit.author}, {day(unit.date)}")
+    return (f"- {inline(unit.content or unit.title, FIELD_CHARS)} — "
+            f"{change_ref(unit.commit, unit.pr, links)}, {inline(unit.author)}, {day(unit.date)}")
