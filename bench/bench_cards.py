@@ -123,8 +123,16 @@ def items_of(markdown: str) -> list[dict]:
 
 
 def clean(text: str) -> str:
+    """An item as a reader sees it: no trailing citation, links as their text, markdown escapes
+    undone (the labels are keyed on the text, whichever code rendered it)."""
     text = _TRAILING_REF.sub("", text)
     text = _LINK.sub(r"\1", text)
+    try:
+        from whylens.markup import unescape
+    except ImportError:  # code from before the escaping module escaped nothing
+        unescape = None  # type: ignore[assignment]
+    if unescape is not None:
+        text = unescape(text)
     return " ".join(text.split()).strip()
 
 
