@@ -18,7 +18,8 @@ from whylens.index.store import IndexStore
 from whylens.markup import code, inline, link, safe_url, unescape
 from whylens.mcp import answers
 from whylens.pipeline import run_index
-from whylens.render.cards import hover_card, rationale, story_json
+from whylens.render.cards import hover_card, story_json
+from whylens.render.rationale import rationale
 from whylens.render.review import github, markdown, sarif
 from whylens.retrieval.search import search
 from whylens.retrieval.why import why
@@ -51,8 +52,12 @@ def test_the_history_really_is_hostile(hostile):
     story = _story(hostile)
     assert story.known and any(PIXEL in e.subject and "command:evil" in e.author
                                for e in story.history)
-    assert any("<command:" in u.content for u in story.units)
-    assert any(PIXEL in r.title for r in story.records)
+    # the hostile change was reverted: its knowledge is on the card as history, not current
+    shown = [*story.units, *story.records, *(r.item for r in story.reversals)]
+    said = [getattr(i, "content", "") for i in shown] + [
+        u.text for i in shown for u in getattr(i, "thread", ())]
+    assert any("<command:" in text for text in said)
+    assert any(PIXEL in getattr(i, "title", "") for i in shown)
 
 
 def test_hover_and_rationale_are_inert(hostile):
@@ -66,8 +71,8 @@ def test_hover_and_rationale_are_inert(hostile):
 
 def test_cli_why_and_search_answers_are_inert(hostile, capsys):
     repo, _, index, reader = hostile
-    assert main(["why", "src/pool.py:pool_timeout", "--repo", str(repo.root),
-                 "--index-dir", str(index)]) == 0
+    assert main(["why", "src/pool.py", "--symbol", "pool_timeout", "--all", "--repo",
+                 str(repo.root), "--index-dir", str(index)]) == 0
     out = capsys.readouterr().out
     assert "pool_timeout" in out and not inert_problems(out, (BASE,))
     story = _story(hostile)
