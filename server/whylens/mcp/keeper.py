@@ -23,6 +23,7 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
+from whylens import gitcli
 from whylens.errors import WhyLensError
 from whylens.history.links import WebLinks
 from whylens.index.reader import IndexReader
@@ -223,9 +224,10 @@ class IndexKeeper:
 def _head_sha(root: Path) -> str | None:
     """HEAD's sha from `git rev-parse` (None when it has no commits or git fails)."""
     try:
-        out = subprocess.run(["git", "rev-parse", "--verify", "-q", "HEAD"], cwd=root,
-                             capture_output=True, text=True, timeout=10, check=False,
-                             env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"})
+        out = subprocess.run(gitcli.command("git", "rev-parse", "--verify", "-q", "HEAD"),
+                             cwd=root, capture_output=True, text=True, check=False,
+                             timeout=gitcli.GIT_TIMEOUT_S, env=gitcli.environment(),
+                             stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired):
         return None
     return out.stdout.strip() or None if out.returncode == 0 else None
