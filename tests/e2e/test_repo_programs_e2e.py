@@ -1,5 +1,6 @@
 """The server, its child indexer and its review child run no program the repository configures
-(filters, fsmonitor, textconv, external diff, pager, hooks, helpers: ``hostile.py``)."""
+(filters, fsmonitor, textconv, external diff, pager, hooks, helpers: ``hostile.py``), and no
+``whylens`` package in the repository shadows WhyLens's own in the children."""
 
 from __future__ import annotations
 
@@ -29,6 +30,10 @@ async def armed_client(lsp_client: LanguageClient, make_repo, tmp_path):
     shas = build(repo)
     lsp_client.marker = tmp_path / "marker"  # type: ignore[attr-defined]
     arm_repository_programs(repo, lsp_client.marker)  # type: ignore[attr-defined]
+    shadow = repo.root / "whylens"  # a package that would shadow WhyLens's own in `-m whylens`
+    shadow.mkdir()
+    for name in ("__init__.py", "__main__.py"):
+        (shadow / name).write_text(f"open({str(lsp_client.marker)!r}, 'a').write('shadow {name}')\n")
     (repo.root / "src" / "session.py").write_text(  # a work-tree change for the review
         (repo.root / "src" / "session.py").read_text() + "\n# edited\n")
     lsp_client.workspace_repo, lsp_client.shas = repo, shas  # type: ignore[attr-defined]

@@ -16,14 +16,13 @@ import json
 import logging
 import os
 import subprocess
-import sys
 import threading
 import time
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
-from whylens import gitcli
+from whylens import child_command, gitcli
 from whylens.errors import WhyLensError
 from whylens.history.links import WebLinks
 from whylens.index.reader import IndexReader
@@ -49,8 +48,8 @@ class IndexChild:
 
     def __init__(self, root: Path, index_dir: Path) -> None:
         index_dir.parent.mkdir(parents=True, exist_ok=True)
-        command = [sys.executable, "-m", "whylens", "index", "--repo", str(root),
-                   "--index-dir", str(index_dir), "--progress", "json"]
+        command = child_command("index", "--repo", str(root),
+                                "--index-dir", str(index_dir), "--progress", "json")
         self.proc = subprocess.Popen(command, cwd=str(root), stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.started = time.monotonic()
