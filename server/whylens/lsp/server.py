@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from lsprotocol import types
-from pygls.exceptions import FeatureRequestError
+from pygls.exceptions import FeatureRequestError, JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
@@ -127,8 +127,8 @@ class WhyLensServer(LanguageServer):
     def report_server_error(self, error: Exception, source) -> None:
         """Out-of-band errors: logged always, shown at most once a minute, never a traceback."""
         log.error("server error (%s): %s", getattr(source, "__name__", source), error)
-        if source is FeatureRequestError:
-            return
+        if source in (FeatureRequestError, JsonRpcException):
+            return  # a request that failed is answered; a malformed message is the client's bug
         now = time.monotonic()
         self._error_popups = [t for t in self._error_popups if now - t < 60]
         if len(self._error_popups) >= ERROR_POPUPS_PER_MINUTE:

@@ -1,0 +1,58 @@
+"""Every request is answered: out-of-spec positions and missing text documents get an
+InvalidParams error within a second, nothing pops up, and the server keeps answering."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from e2e_history import build
+from raw_client import RawClient
+
+pytestmark = [pytest.mark.e2e]
+
+MALFORMED_POSITIONS = [
+    {"line": -1, "character": 0}, {"line": 0, "character": -5}, {"line": 2 ** 32, "character": 0},
+    {"line": 0, "character": 2 ** 40}, {"line": None, "character": 0}, {"line": 1.5, "character": 0},
+    {"line": "1", "character": 0}, None, [], {},
+]
+
+
+async def _wait_indexed(client: RawClient) -> None:
+    async def loop():
+        while not any(n.get("method") == "whylens/indexStatus" and n["params"]["state"] == "idle"
+                      for n in client.notifications):
+            await asyncio.sleep(0.05)
+    await asyncio.wait_for(loop(), 60)
+
+
+async def test_malformed_requests_are_answered_and_show_nothing(make_repo, tmp_path):
+    repo = make_repo("project")
+    build(repo)
+    client = await RawClient.start()
+    try:
+        await client.initialize(repo.root, tmp_path / "index")
+        await _wait_indexed(client)
+        uri = (repo.root / "src" / "session.py").as_uri()
+        cases = [("textDocument/hover", {"textDocument": {"uri": uri}, "position": p})
+                 for p in MALFORMED_POSITIONS]
+        cases += [("textDocument/hover", {"position": {"line": 0, "character": 0}}),
+                  ("textDocument/hover", {"textDocument": None}),
+                  ("textDocument/hover", {"textDocument": {"uri": 5}, "position": {}}),
+                  ("textDocument/hover", "not an object"),
+                  ("textDocument/codeLens", {}),
+                  ("codeLens/resolve", {"range": None})]
+        for method, params in cases:
+            answer = await client.request(method, params, timeout=1.0)
+            assert answer is not None, f"{method} {params!r} was never answered"
+            # InvalidParams, or null where the typed params still make sense (a line of 1.5)
+            assert (answer.error or {}).get("code", -32602) == -32602, (params, answer)
+            assert answer.error or answer.result is None, (params, answer)
+        client.notify("textDocument/didOpen", {"textDocument": {"uri": 1}})  # dropped, logged
+        client.notify("whylens/errorsChanged", {"uri": uri, "errors": "x"})  # logged
+        answer = await client.request("whylens/search", {"query": "deadlock"}, timeout=5)
+        assert answer is not None and answer.result is not None  # still answering
+        assert client.shown() == [], client.shown()
+    finally:
+        assert await client.stop() == 0
