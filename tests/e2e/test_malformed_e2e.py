@@ -56,3 +56,52 @@ async def test_malformed_requests_are_answered_and_show_nothing(make_repo, tmp_p
         assert client.shown() == [], client.shown()
     finally:
         assert await client.stop() == 0
+
+
+async def test_a_burst_of_error_reports_neither_blocks_hovers_nor_piles_up(make_repo, tmp_path):
+    """Twenty reports of 300 errors each for one document: a hover sent after them is answered
+    before the matching ends (the matcher yields the loop), and the burst coalesces into far
+    fewer matched reports than twenty (the latest report per document wins)."""
+    from e2e_history import V3
+
+    repo = make_repo("project")
+    build(repo)
+    client = await RawClient.start()
+    try:
+        await client.initialize(repo.root, tmp_path / "index")
+        await _wait_indexed(client)
+        uri = (repo.root / "src" / "session.py").as_uri()
+        client.notify("textDocument/didOpen", {"textDocument": {
+            "uri": uri, "languageId": "python", "version": 1, "text": V3}})
+        lines = V3.splitlines()
+        line = next(i for i, text in enumerate(lines) if "except TimeoutError" in text)
+        send = next(i for i, text in enumerate(lines) if "def send(" in text)
+
+        def report(n: int) -> dict:
+            errors = [{"range": {"start": {"line": line, "character": 0},
+                                 "end": {"line": line, "character": 5}},
+                       "message": f"TimeoutError: the server did not answer in time ({n}.{i})",
+                       "source": "pytest"} for i in range(300)]
+            return {"uri": uri, "errors": errors}
+
+        for n in range(20):
+            client.notify("whylens/errorsChanged", report(n))
+        hover = await client.request("textDocument/hover", {
+            "textDocument": {"uri": uri},
+            "position": {"line": send, "character": lines[send].index("send") + 1}}, timeout=30)
+        published_before_hover = _published(client, uri)
+        assert hover is not None and hover.result is not None
+        async def settled():
+            while not _published(client, uri):
+                await asyncio.sleep(0.05)
+        await asyncio.wait_for(settled(), 120)
+        await asyncio.sleep(1.0)
+        assert published_before_hover == 0, "the hover waited for the matching"
+        assert 1 <= _published(client, uri) < 20
+    finally:
+        assert await client.stop() == 0
+
+
+def _published(client: RawClient, uri: str) -> int:
+    return sum(1 for n in client.notifications if n.get("method") ==
+               "textDocument/publishDiagnostics" and n["params"]["uri"] == uri)
