@@ -304,6 +304,11 @@ class IndexReader:
         return lookups.reverts_of(self._db, sha)
 
     @_guarded
+    def commit_shas(self) -> set[str]:
+        """Every commit the index holds."""
+        return lookups.commit_shas(self._db)
+
+    @_guarded
     def has_commit(self, sha: str) -> bool:
         return lookups.has_commit(self._db, sha)
 

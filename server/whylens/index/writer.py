@@ -93,8 +93,12 @@ class IndexWriter:
         sidecar.write_records(self._conn, records)
         self._queue(record_document(r) for r in records)
 
-    def add_events(self, events: Iterable[SymbolEvent]) -> None:
-        sidecar.write_events(self._conn, events)
+    def add_events(self, events: Iterable[SymbolEvent]) -> list[SymbolEvent]:
+        """Store ``events``; returns them as stored (``sidecar.stored_events``): build records
+        from these, so a run and a resumed run that reads them back agree."""
+        stored = sidecar.stored_events(events)
+        sidecar.write_events(self._conn, stored)
+        return stored
 
     def add_reverts(self, pairs: Iterable[tuple[str, str]]) -> None:
         """``pairs`` are (reverting sha, reverted sha)."""
