@@ -49,6 +49,28 @@ _REQUIRED_FILTER = re.compile(r"^filter\.(.+)\.required$", re.IGNORECASE)
 _REPOSITORY_SCOPES = ("local", "worktree")
 
 
+# A path byte that is not UTF-8 (a Latin-1 file name) ↔ one private-use character, U+F700 + byte:
+# valid text for every store, distinct from every real name, and reversible to git's bytes.
+_FOREIGN_BYTE = re.compile("[\udc80-\udcff]")
+_FOREIGN_CHAR = re.compile("[\uf780-\uf7ff]")
+
+
+def path_text(raw: bytes) -> str:
+    """A path as git printed it → text that keeps every byte (see ``os_path``)."""
+    return text_of_os_path(raw.decode("utf-8", "surrogateescape"))
+
+
+def text_of_os_path(path: str) -> str:
+    """A path from the OS (``sys.argv``, ``os.listdir``: undecodable bytes as surrogates) →
+    the text the index keeps."""
+    return _FOREIGN_BYTE.sub(lambda m: chr(ord(m.group()) - 0xDC00 + 0xF700), path)
+
+
+def os_path(text: str) -> str:
+    """The index's text of a path → the OS path (bytes as surrogates: ``open``, git args)."""
+    return _FOREIGN_CHAR.sub(lambda m: chr(ord(m.group()) - 0xF700 + 0xDC00), text)
+
+
 def global_options(neutralised: Iterable[str] = ()) -> list[str]:
     """The options before the subcommand: ``--no-pager``, ``SAFE_SETTINGS``, and an empty value
     for each of ``neutralised`` (from ``repository_settings``)."""

@@ -249,9 +249,20 @@ class Repository:
         status, out, _ = self.run("rev-parse", "--verify", "-q", f"{rev}^{{commit}}", check=False)
         if status == 0:
             return out.decode().strip()
-        if self.is_empty:
-            raise EmptyRepositoryError(str(self.root))
+        branch = self.unborn_branch() if rev == "HEAD" else None
+        if branch is not None or self.is_empty:
+            raise EmptyRepositoryError(str(self.root), branch, others=not self.is_empty)
         raise UnknownRevisionError(rev)
+
+    def unborn_branch(self) -> str | None:
+        """The branch HEAD names when it has no commit yet (``git init``, ``--orphan``), else
+        None."""
+        status, out, _ = self.run("symbolic-ref", "-q", "--short", "HEAD", check=False)
+        branch = out.decode("utf-8", "replace").strip()
+        if status != 0 or not branch:
+            return None
+        status, _, _ = self.run("rev-parse", "--verify", "-q", "HEAD", check=False)
+        return branch if status != 0 else None
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
         """True when ``ancestor`` is reachable from ``descendant`` (False if either is unknown)."""
