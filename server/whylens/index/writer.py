@@ -14,6 +14,7 @@ from pathlib import Path
 
 from whoosh.filedb.filestore import FileStorage
 
+from whylens.gitcli import text_of_os_path
 from whylens.index import sidecar
 from whylens.index.analysis import clean_text, normalise_path
 from whylens.index.codec import iso_timestamp, record_text
@@ -48,7 +49,7 @@ def _document(doc_id, doc_type, text, symbols, files, author, date, weight) -> d
         "id": doc_id,
         "type": doc_type,
         "text": clean_text(text),
-        "paths": clean_text("\n".join(files)),
+        "paths": clean_text(text_of_os_path("\n".join(files))),  # a path byte as normalise_path keeps it
         "author": clean_text(author or ""),
         "ts": min(max(iso_timestamp(date), 0), TIMESTAMP_MAX),
         "weight": float(weight),
