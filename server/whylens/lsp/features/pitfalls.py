@@ -25,6 +25,7 @@ log = logging.getLogger(__name__)
 
 DIAGNOSTIC_CODE = "known-pitfall"
 SLICE_SECONDS = 0.02  # the longest the matcher holds the event loop at a time (about)
+PAUSE_SECONDS = 0.005  # then it lets the loop read and answer for this long
 MAX_MATCHED_ERRORS = 100  # distinct errors of one document matched (the client sends ≤ 500)
 SOURCE = "whylens"
 
@@ -148,7 +149,9 @@ class PitfallFeature(Feature):
                 pitfalls += per_line(doc.ws.reader, doc.path, doc.text, errors[at:at + 1],
                                      symbols=doc.symbols)
                 at += 1
-            await asyncio.sleep(0)  # hovers and other requests run here
+            # hovers and other requests run here; a real pause, not sleep(0): pygls reads stdin
+            # on a thread, and each message takes a few loop turns to arrive
+            await asyncio.sleep(PAUSE_SECONDS)
             if self.reported.get(params.uri) is not params or doc.ws.reader is None:
                 return  # superseded, cleared, or the index moved: the newer state is handled
         self._publish_hints(params, doc, choose(pitfalls, settings.max_per_file))
