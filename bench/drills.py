@@ -51,7 +51,7 @@ def run(args, cwd=None, stdin: str | None = None, timeout: float = 120) -> subpr
 # ---- 1. kill / resume -------------------------------------------------------------------------
 
 def kill_drills(work: Path, points: int, seed: int = 7) -> None:
-    from test_kill_resume import build_twin_history, index, snapshot
+    from cli.test_kill_resume import build_twin_history, index, snapshot
 
     repo = init_repo(work / "twins")
     build_twin_history(repo, commits=120)
