@@ -51,6 +51,24 @@ class RawClient:
         }, timeout=30)
         self.notify("initialized", {})
 
+    async def wait_indexed(self, timeout: float = 60) -> dict:
+        """The first ``whylens/indexStatus`` that ends a run (idle, degraded or error)."""
+        async def first():
+            while True:
+                for n in self.notifications:
+                    if n.get("method") == "whylens/indexStatus" and n["params"]["state"] != "indexing":
+                        return n["params"]
+                await asyncio.sleep(0.05)
+        return await asyncio.wait_for(first(), timeout)
+
+    @classmethod
+    async def indexed(cls, root: Path, index_dir: Path, settings: dict | None = None
+                      ) -> tuple[RawClient, dict]:
+        """A server on ``root``, initialized, after its first index run (and that run's status)."""
+        client = await cls.start()
+        await client.initialize(root, index_dir, settings)
+        return client, await client.wait_indexed()
+
     def send_raw(self, body: bytes) -> None:
         assert self.proc.stdin is not None
         self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)

@@ -19,21 +19,11 @@ MALFORMED_POSITIONS = [
 ]
 
 
-async def _wait_indexed(client: RawClient) -> None:
-    async def loop():
-        while not any(n.get("method") == "whylens/indexStatus" and n["params"]["state"] == "idle"
-                      for n in client.notifications):
-            await asyncio.sleep(0.05)
-    await asyncio.wait_for(loop(), 60)
-
-
 async def test_malformed_requests_are_answered_and_show_nothing(make_repo, tmp_path):
     repo = make_repo("project")
     build(repo)
-    client = await RawClient.start()
+    client, _ = await RawClient.indexed(repo.root, tmp_path / "index")
     try:
-        await client.initialize(repo.root, tmp_path / "index")
-        await _wait_indexed(client)
         uri = (repo.root / "src" / "session.py").as_uri()
         cases = [("textDocument/hover", {"textDocument": {"uri": uri}, "position": p})
                  for p in MALFORMED_POSITIONS]
@@ -66,10 +56,8 @@ async def test_a_burst_of_error_reports_neither_blocks_hovers_nor_piles_up(make_
 
     repo = make_repo("project")
     build(repo)
-    client = await RawClient.start()
+    client, _ = await RawClient.indexed(repo.root, tmp_path / "index")
     try:
-        await client.initialize(repo.root, tmp_path / "index")
-        await _wait_indexed(client)
         uri = (repo.root / "src" / "session.py").as_uri()
         client.notify("textDocument/didOpen", {"textDocument": {
             "uri": uri, "languageId": "python", "version": 1, "text": V3}})
