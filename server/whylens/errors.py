@@ -28,8 +28,16 @@ class NotARepositoryError(WhyLensError):
 
 
 class EmptyRepositoryError(WhyLensError):
-    def __init__(self, path: str) -> None:
-        super().__init__(f"{path} has no commits yet; there is no history to learn from")
+    """No commit to start from: an empty repository, or HEAD on a branch with no commit yet."""
+
+    def __init__(self, path: str, branch: str | None = None, others: bool = False) -> None:
+        if branch is None:
+            message = f"{path} has no commits yet; there is no history to learn from"
+        else:
+            message = f"the branch {branch!r} of {path} has no commits yet"
+            message += ("; other branches have some: check one out (or pass --rev)" if others
+                        else "; there is no history to learn from")
+        super().__init__(message)
 
 
 class UnknownRevisionError(WhyLensError):

@@ -94,3 +94,40 @@ def inert_problems(markdown: str, allowed: tuple[str, ...] = ()) -> list[str]:
     if "<img" in rendered or 'href="command:' in rendered:
         problems.append("an image or a command: link in the HTML")
     return problems
+
+
+MARKER_SCRIPT = """#!/bin/sh
+echo "$0 $*" >> "{marker}"
+cat
+"""
+
+
+def arm_repository_programs(repo, marker) -> None:
+    """Point every program setting of ``repo``'s own .git/config at a script that appends to
+    ``marker``: clean/smudge/process filters (one set through an ``include.path`` file), textconv
+    and external diffs, fsmonitor, pager, hooks, credential helper and ssh. ``*.py`` and ``*.txt``
+    files use the filter and diff drivers (``.gitattributes``, committed)."""
+    script = repo.root.parent / "program.sh"
+    script.write_text(MARKER_SCRIPT.format(marker=marker))
+    script.chmod(0o755)
+    hooks = repo.root.parent / "hooks"
+    hooks.mkdir(exist_ok=True)
+    for hook in ("post-index-change", "post-checkout", "pre-commit", "reference-transaction"):
+        (hooks / hook).write_text(MARKER_SCRIPT.format(marker=marker))
+        (hooks / hook).chmod(0o755)
+    settings = {
+        "filter.x.clean": f"{script} clean %f", "filter.x.smudge": f"{script} smudge %f",
+        "filter.x.required": "true", "diff.x.textconv": f"{script} textconv",
+        "diff.x.command": f"{script} diffcommand", "diff.external": f"{script} external",
+        "core.fsmonitor": f"{script} fsmonitor", "core.pager": f"{script} pager",
+        "core.hooksPath": str(hooks), "credential.helper": f"!{script} credential",
+        "core.sshCommand": f"{script} ssh", "include.path": str(repo.root.parent / "inc.cfg"),
+    }
+    (repo.root.parent / "inc.cfg").write_text(
+        f'[filter "y"]\n\tprocess = {script} process\n\trequired = true\n')
+    for key, value in settings.items():
+        repo.git("config", "--local", key, value)
+
+
+def write_attributes(repo) -> None:
+    repo.write(".gitattributes", "*.py filter=x diff=x\n*.txt filter=y diff=x\n")

@@ -125,10 +125,14 @@ def cmd_search(args) -> int:
         result = search(reader, args.query, k=args.k, types=types, links=web_links(reader),
                         path=args.path, author=args.author, since=args.since, until=args.until)
         data = to_json(result)
+        empty = reader.doc_count() == 0
     if args.json:
         print(json.dumps(data, ensure_ascii=False))
         return 0
-    if data["abstained"] or not data["results"]:
+    if empty:
+        print("nothing yet: the index holds no knowledge so far (a young history, or a first "
+              "index still running)")
+    elif data["abstained"] or not data["results"]:
         print("nothing confident enough to show (WhyLens stays silent rather than guess)")
         return 0
     for hit in data["results"]:

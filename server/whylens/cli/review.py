@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from whylens.gitcli import os_path
 from whylens.cli.common import add_repo_args, open_reader
 from whylens.errors import InvalidInputError
 from whylens.symbols.skip import MAX_SOURCE_BYTES
@@ -34,7 +35,7 @@ def working_tree_reader(root: Path):
     real_root = root.resolve()
 
     def read(path: str) -> str | None:
-        target = root / path
+        target = root / os_path(path)
         try:
             if not target.resolve().is_relative_to(real_root):
                 return None  # a symlink out of the repository: never read what it points at
@@ -48,7 +49,7 @@ def working_tree_reader(root: Path):
 
 def revision_reader(repo, rev: str):
     def read(path: str) -> str | None:
-        data = repo.read_file(rev, path)
+        data = repo.read_file(rev, os_path(path))
         if data is None or len(data) > MAX_SOURCE_BYTES:
             return None
         return data.decode("utf-8", "replace")

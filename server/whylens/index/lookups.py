@@ -185,6 +185,10 @@ def commit_info(conn, sha: str) -> CommitInfo | None:
                       subject=subject or "", pr=pr, skip_reason=skip)
 
 
+def commit_shas(conn) -> set[str]:
+    return {row[0] for row in conn.execute("SELECT sha FROM commits")}
+
+
 def has_commit(conn, sha: str) -> bool:
     return conn.execute("SELECT 1 FROM commits WHERE sha = ?", (sha,)).fetchone() is not None
 

@@ -13,6 +13,7 @@ Not thread-safe (neither is a Whoosh searcher without mmap): one caller at a tim
 from __future__ import annotations
 
 import functools
+import logging
 import math
 import sqlite3
 from collections.abc import Iterator
@@ -31,10 +32,24 @@ from whylens.index.schema import SCHEMA_VERSION, TIMESTAMP_MAX
 from whylens.index.store import WHOOSH_DIR
 from whylens.models import CommitInfo, HistoryEntry, KnowledgeCounts, Record, SymbolEvent, Unit
 
+log = logging.getLogger(__name__)
+
 # Per-type boost on BM25F: failure modes first, then fixes, decisions, constraints.
 TYPE_BOOST = {"pattern": 1.2, "skill": 1.1, "decision": 1.1, "fact": 1.0}
 CANDIDATES = 50  # BM25 top-N re-ranked by type boost × prior weight (at least 5 × k)
 STORED_CACHE = 20_000  # stored-field dicts kept per reader (about 200 bytes each)
+
+
+_FALLBACK_LOGGED: set[str] = set()
+
+
+def _fallback_once(exc: BaseException) -> None:
+    """Say once per process and kind of failure that search uses Whoosh's own ranking."""
+    kind = type(exc).__name__
+    if kind not in _FALLBACK_LOGGED:
+        _FALLBACK_LOGGED.add(kind)
+        log.warning("search ranks with Whoosh's own search (the direct BM25 path failed: %s: %s)",
+                    kind, exc)
 
 
 @dataclass(frozen=True)
@@ -146,11 +161,25 @@ class IndexReader:
 
     def _top(self, groups: list[WordGroup], limit: int, filters) -> list[tuple[float, int]]:
         """The ``limit`` best (BM25F score, doc number): read from the postings directly
-        (``ranking``), or by Whoosh's own search where that path does not apply."""
+        (``ranking``), or by Whoosh's own search where that path does not apply. The direct
+        path reads Whoosh's private posting format: any exception from it (another Whoosh, an
+        empty segment list, a format it does not know) means Whoosh's own search, logged once."""
+        if self._searcher.doc_count() == 0:
+            return []  # an empty index (a first flush before any unit): nothing yet
+        try:
+            return self._direct_top(groups, limit, filters)
+        except Exception as exc:  # noqa: BLE001 - any failure of private-format reading
+            _fallback_once(exc)
+            self._direct = False
+        return self._whoosh_top(groups, limit, filters)
+
+    def _direct_top(self, groups: list[WordGroup], limit: int, filters
+                    ) -> list[tuple[float, int]]:
         if self._direct is None:
             try:
                 self._direct = ranking.DirectScorer(self._searcher)
-            except ranking.Unsupported:
+            except ranking.Unsupported as exc:
+                _fallback_once(exc)
                 self._direct = False
         if self._direct:
             allowed = None
@@ -161,10 +190,7 @@ class IndexReader:
                         self._filter_cache.clear()
                     allowed = frozenset(self._searcher.docs_for_query(filters))
                     self._filter_cache[repr(filters)] = allowed
-            try:
-                return self._direct.top(groups, limit, allowed)
-            except ranking.Unsupported:
-                self._direct = False
+            return self._direct.top(groups, limit, allowed)
         return self._whoosh_top(groups, limit, filters)
 
     def _whoosh_top(self, groups: list[WordGroup], limit: int, filters) -> list[tuple[float, int]]:
@@ -276,6 +302,11 @@ class IndexReader:
     @_guarded
     def reverts_of(self, sha: str) -> list[str]:
         return lookups.reverts_of(self._db, sha)
+
+    @_guarded
+    def commit_shas(self) -> set[str]:
+        """Every commit the index holds."""
+        return lookups.commit_shas(self._db)
 
     @_guarded
     def has_commit(self, sha: str) -> bool:

@@ -210,6 +210,21 @@ def write_records(conn: sqlite3.Connection, records: Iterable[Record]) -> None:
     )
 
 
+def stored_events(events: Iterable[SymbolEvent]) -> list[SymbolEvent]:
+    """``events`` exactly as the index stores them and ``events_of`` reads them back: path and
+    names normalised, one per (commit, path, symbol, kind) (a later duplicate's ``previous``
+    wins, as INSERT OR REPLACE does), ordered by path, symbol, kind. The anchorer can emit one
+    event twice (two nested functions of one name changed in one commit); a run that builds
+    records from these and a resumed run that reads them back then count alike."""
+    unique: dict[tuple[str, str, str, str], SymbolEvent] = {}
+    for e in events:
+        path, symbol = normalise_path(e.path), clean_text(e.symbol)
+        previous = clean_text(e.previous) if e.previous else None
+        unique[(e.commit, path, symbol, e.kind)] = SymbolEvent(e.commit, path, symbol, e.kind,
+                                                              previous)
+    return [unique[key] for key in sorted(unique)]
+
+
 def write_events(conn: sqlite3.Connection, events: Iterable[SymbolEvent]) -> None:
     conn.executemany(
         "INSERT OR REPLACE INTO events VALUES (?, ?, ?, ?, ?, ?)",

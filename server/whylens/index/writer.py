@@ -14,6 +14,7 @@ from pathlib import Path
 
 from whoosh.filedb.filestore import FileStorage
 
+from whylens.gitcli import text_of_os_path
 from whylens.index import sidecar
 from whylens.index.analysis import clean_text, normalise_path
 from whylens.index.codec import iso_timestamp, record_text
@@ -48,7 +49,7 @@ def _document(doc_id, doc_type, text, symbols, files, author, date, weight) -> d
         "id": doc_id,
         "type": doc_type,
         "text": clean_text(text),
-        "paths": clean_text("\n".join(files)),
+        "paths": clean_text(text_of_os_path("\n".join(files))),  # a path byte as normalise_path keeps it
         "author": clean_text(author or ""),
         "ts": min(max(iso_timestamp(date), 0), TIMESTAMP_MAX),
         "weight": float(weight),
@@ -93,8 +94,12 @@ class IndexWriter:
         sidecar.write_records(self._conn, records)
         self._queue(record_document(r) for r in records)
 
-    def add_events(self, events: Iterable[SymbolEvent]) -> None:
-        sidecar.write_events(self._conn, events)
+    def add_events(self, events: Iterable[SymbolEvent]) -> list[SymbolEvent]:
+        """Store ``events``; returns them as stored (``sidecar.stored_events``): build records
+        from these, so a run and a resumed run that reads them back agree."""
+        stored = sidecar.stored_events(events)
+        sidecar.write_events(self._conn, stored)
+        return stored
 
     def add_reverts(self, pairs: Iterable[tuple[str, str]]) -> None:
         """``pairs`` are (reverting sha, reverted sha)."""

@@ -130,10 +130,11 @@ def run_index(
             commits = stack.enter_context(contextlib.closing(walk(repo, head, exclude=exclude)))
             mined, events, walked = _mine(commits, anchoring, writer, resumed, summary, report)
             report("records", 0, 1)
+            stale = _forget_vanished(repo, writer, resumed, walked, exclude)
             # Records and reverts are built at the end of a run, so commits a killed run already
             # wrote take part again, with the events stored for them.
             _write_records(writer, walked, events, previous, prior_meta.get("github_export"),
-                           summary)
+                           summary, stale)
             summary.files_skipped.update(anchoring.stats.get("files_skipped", {}))
             report("commit", 0, 1)
             writer.set_meta(last_sha=head, complete_head=head, indexed_at=_now(),
@@ -158,12 +159,12 @@ def _mine(commits, anchoring, writer, resumed, summary: IndexStats, report: Prog
     new = _NewCommits(commits, resumed)  # anchoring may run ahead of this loop
     for commit, events in anchoring.anchored(new):
         seen = new.positions.popleft()
-        events_by_commit[commit.sha] = events
         symbols = tuple(dict.fromkeys(e.symbol for e in events))
         units = extract_units(commit, files=tuple(c.path for c in commit.changes),
                               symbols=symbols)
         writer.add_units(units)
-        writer.add_events(events)
+        # records are built from the events as stored: what a resumed run reads back
+        events = events_by_commit[commit.sha] = writer.add_events(events)
         summary.units += len(units)
         summary.events += len(events)
         if commit.skip_reason:
@@ -213,11 +214,32 @@ class _NewCommits:
             yield commit
 
 
-def _write_records(writer, mined, events_by_commit, previous, export_dir, summary) -> None:
+def _forget_vanished(repo, writer, resumed, walked, exclude) -> frozenset[str]:
+    """Commits a killed run wrote that left the branch before this resume (a rebase, a reset):
+    removed with their units, records and events, as a clean run would not have them."""
+    if resumed is None:
+        return frozenset()
+    kept = {c.sha for c in walked}
+    if exclude:  # what earlier complete runs indexed: reachable from the last complete head
+        _, out, _ = repo.run("rev-list", *exclude, "--")
+        kept.update(out.decode("ascii", "replace").split())
+    stale = frozenset(resumed.commit_shas() - kept)
+    if stale:
+        log.info("forgetting %d commits that left the history since the killed run", len(stale))
+        writer.remove_commits(sorted(stale))
+    return stale
+
+
+def _write_records(writer, mined, events_by_commit, previous, export_dir, summary,
+                   stale: frozenset[str] = frozenset()) -> None:
     """Decision records of the new commits, merged with stored ones and the tracker export."""
     records = build_records(mined, events_by_commit)
     if previous is not None:  # an issue fixed across two runs keeps all its work
-        records = coalesce_with(records, previous.record)
+        def stored(record_id):  # a record that rests on a vanished commit is rebuilt
+            old = previous.record(record_id)
+            return None if old is not None and stale & set(old.fixing_commits) else old
+
+        records = coalesce_with(records, stored)
     elif export_dir and Path(export_dir).is_dir():  # a rebuild re-applies the imported export
         try:
             records = merge_tracker(records, load_export(export_dir), mined, events_by_commit)

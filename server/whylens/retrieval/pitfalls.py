@@ -24,7 +24,7 @@ The table tests in tests/unit/retrieval/test_pitfalls.py pin each of those cases
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -198,12 +198,19 @@ def match_errors(reader: IndexReader, path: str, text: str | None, errors: list[
     from ``symbols`` when the caller already has the buffer's outline, else from parsing
     ``text`` (the current buffer); frames inside a message count as callers.
     """
+    return choose(per_line(reader, path, text, errors, symbols), cap)
+
+
+def per_line(reader: IndexReader, path: str, text: str | None, errors: list[dict[str, Any]],
+             symbols: Sequence[Symbol] | None = None) -> list[Pitfall]:
+    """The best pitfall of each error line (``match_errors`` before ``choose``): callers that
+    match a long error list in slices merge these, keeping the best per line, then ``choose``."""
     rel_path = repo_relative(path, reader.meta.get("repo"))
     if symbols is None:
         source = source_bytes(text)
         language = language_for_path(rel_path)
         symbols = outline(source, language) if (source and language) else []
-    per_line: dict[int, Pitfall] = {}
+    best: dict[int, Pitfall] = {}
     for error in errors or ():
         line, parsed = _error_input(error)
         if line is None or parsed.empty:
@@ -219,11 +226,20 @@ def match_errors(reader: IndexReader, path: str, text: str | None, errors: list[
         for key, cand in _search_candidates(reader, parsed, path=rel_path).items():
             candidates.setdefault(key, cand)
         ranked = _rank(candidates, parsed, line)
-        if ranked and (line not in per_line or ranked[0].score > per_line[line].score):
-            per_line[line] = ranked[0]
+        if ranked and (line not in best or ranked[0].score > best[line].score):
+            best[line] = ranked[0]
+    return list(best.values())
+
+
+def choose(pitfalls: Iterable[Pitfall], cap: int = MAX_PER_FILE) -> list[Pitfall]:
+    """At most one pitfall per line (the best) and each pitfall once, ``cap`` in all, by line."""
+    best_of_line: dict[int | None, Pitfall] = {}
+    for pitfall in pitfalls:
+        if pitfall.line not in best_of_line or pitfall.score > best_of_line[pitfall.line].score:
+            best_of_line[pitfall.line] = pitfall
     best: list[Pitfall] = []
     used: set[str] = set()
-    for pitfall in sorted(per_line.values(), key=lambda p: -p.score):
+    for pitfall in sorted(best_of_line.values(), key=lambda p: -p.score):
         if pitfall.item.id in used:
             continue  # the same pitfall on two lines: show it where it fits best
         used.add(pitfall.item.id)
