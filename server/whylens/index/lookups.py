@@ -195,6 +195,57 @@ def reverts_of(conn, sha: str) -> list[str]:
         "SELECT reverting FROM reverts WHERE reverted = ? ORDER BY reverting", (sha,))]
 
 
+def reverted_by(conn, sha: str) -> list[str]:
+    """Shas of the commits that ``sha`` reverts (empty unless it is a revert)."""
+    return [r[0] for r in conn.execute(
+        "SELECT reverted FROM reverts WHERE reverting = ? ORDER BY reverted", (sha,))]
+
+
+def co_changes(conn, path: str, recent: int = 200, max_files: int = 30,
+               symbol: str | None = None, min_together: int = 1,
+               ) -> tuple[int, list[tuple[str, str | None, int, int]]]:
+    """What changes together with ``path`` (or with ``symbol`` in it), as code-maat counts it.
+
+    Over the last ``recent`` commits that touched it (filtered commits and commits of more than
+    ``max_files`` files left out): ``(n, [(other path, other symbol or None, together, other's
+    own commit count)])`` for partners seen together at least ``min_together`` times, most
+    frequent first. File partners when ``symbol`` is None, symbol partners otherwise. The file's
+    earlier names are never its own partners."""
+    aliases = path_aliases(conn, path)
+    if symbol is None:
+        touched = (f"SELECT DISTINCT f.sha, c.ts FROM commit_files f JOIN commits c ON c.sha = f.sha "
+                   f"WHERE f.path IN {_in(aliases)}")
+        args: list = list(aliases)
+    else:
+        touched = (f"SELECT DISTINCT e.sha, c.ts FROM events e JOIN commits c ON c.sha = e.sha "
+                   f"WHERE e.tail = ? AND e.symbol = ? AND e.path IN {_in(aliases)}")
+        args = [clean_text(symbol), symbol, *aliases]
+    sql = (f"{touched} AND c.skip_reason IS NULL AND (SELECT COUNT(*) FROM commit_files g "
+           "WHERE g.sha = c.sha) <= ? ORDER BY c.ts DESC LIMIT ?")
+    shas = [row[0] for row in conn.execute(sql, args + [max_files, recent])]
+    if not shas:
+        return 0, []
+    if symbol is None:
+        rows = conn.execute(f"SELECT path, NULL, COUNT(DISTINCT sha) FROM commit_files "
+                            f"WHERE sha IN {_in(shas)} GROUP BY path", shas).fetchall()
+        rows = [r for r in rows if r[0] not in aliases and r[2] >= min_together]
+        totals = dict(conn.execute(
+            f"SELECT path, COUNT(*) FROM commit_files WHERE path IN {_in([r[0] for r in rows])} "
+            "GROUP BY path", [r[0] for r in rows])) if rows else {}
+        out = [(p, None, n, totals.get(p, n)) for p, _s, n in rows]
+    else:
+        rows = conn.execute(f"SELECT path, symbol, COUNT(DISTINCT sha) FROM events WHERE sha IN "
+                            f"{_in(shas)} AND tail = symbol GROUP BY path, symbol", shas).fetchall()
+        rows = [r for r in rows if not (r[0] in aliases and r[1] == symbol) and r[2] >= min_together]
+        out = []
+        for p, s, n in rows:
+            (total,) = conn.execute("SELECT COUNT(DISTINCT sha) FROM events WHERE tail = ? AND "
+                                    "symbol = ? AND path = ?", (clean_text(s), s, p)).fetchone()
+            out.append((p, s, n, total))
+    out.sort(key=lambda r: (-r[2], r[0], r[1] or ""))
+    return len(shas), out
+
+
 def iter_units(conn) -> Iterator[Unit]:
     for (text,) in conn.execute("SELECT json FROM units ORDER BY ts, id"):
         yield load_unit(text)

@@ -1,0 +1,98 @@
+"""Co-change: files and symbols that history changes together, one of which this change leaves out.
+
+Support and confidence as code-maat counts coupling, from the index's commit → files table and
+symbol events (``reader.co_changes``): over the last ``RECENT`` commits that touched the changed
+file (or symbol), leaving out filtered commits and commits of more than ``MAX_CHANGESET`` files,
+a partner seen together ``together`` times has confidence ``together / n``. A partner counts when
+``together >= MIN_TOGETHER`` and confidence ``>= MIN_SHARE``, it exists at head, and this change
+does not touch it. A partner that changes far more often than the changed file (a changelog,
+a hub) is left out: its coupling says nothing about this file.
+
+Confidence 0.25 + 0.5 × share + 0.1 when seen together ``STRONG_TOGETHER`` times or more,
++0.05 for a symbol partner (a narrower claim). One partner per changed file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from whylens.retrieval.review_context import ReviewContext
+from whylens.retrieval.review_hunks import FileView
+from whylens.retrieval.review_tokens import fingerprint
+
+RECENT = 50
+MAX_CHANGESET = 30  # code-maat's default maximum changeset size
+MIN_TOGETHER = 5
+STRONG_TOGETHER = 10
+MIN_SHARE = 0.6
+HUB_RATIO = 4.0  # a partner with this many times the file's own commits is a hub
+MAX_SYMBOLS = 20  # changed symbols whose partners are looked up
+MAX_FILES = 100
+
+
+def check(ctx: ReviewContext, views: list[FileView], exists: Callable[[str], bool]) -> None:
+    touched_paths = {p for v in views for p in v.paths}
+    touched_symbols = {(v.path, c.symbol.name) for v in views for c in v.changed_symbols()
+                       if c.symbol is not None}
+    budget = MAX_SYMBOLS
+    for view in views[:MAX_FILES]:
+        if view.change.status in ("A", "D") or not _substantive(view):
+            continue
+        best = None
+        for changed in view.changed_symbols():
+            if changed.symbol is None or budget <= 0:
+                continue
+            budget -= 1
+            n, partners = ctx.reader.co_changes(view.path, RECENT, MAX_CHANGESET,
+                                                symbol=changed.symbol.name, min_together=MIN_TOGETHER)
+            for path, symbol, together, total in partners:
+                if (path, symbol) in touched_symbols or not _counts(n, together, total):
+                    continue
+                if path not in touched_paths and not exists(path):
+                    continue
+                candidate = (together / n, together, n, path, symbol, changed.symbol.name,
+                             (changed.side, changed.line))
+                if best is None or candidate[:2] > best[:2]:
+                    best = candidate
+                break  # most frequent first: the first that counts is this symbol's best
+        n, partners = ctx.reader.co_changes(view.path, RECENT, MAX_CHANGESET,
+                                            min_together=MIN_TOGETHER)
+        for path, _none, together, total in partners:
+            if path in touched_paths or not _counts(n, together, total) or not exists(path):
+                continue
+            candidate = (together / n, together, n, path, None, None, _first_line(view))
+            if best is None or candidate[:2] > best[:2]:
+                best = candidate
+            break
+        if best is not None:
+            _report(ctx, view, *best)
+
+
+def _counts(n: int, together: int, total: int) -> bool:
+    return n > 0 and together >= MIN_TOGETHER and together / n >= MIN_SHARE \
+        and total <= HUB_RATIO * max(n, 1) + together
+
+
+def _substantive(view: FileView) -> bool:
+    """Comment- or whitespace-only edits need no partner."""
+    return bool(fingerprint(view.added, view.path).keys() ^ fingerprint(view.removed, view.path).keys())
+
+
+def _first_line(view: FileView) -> tuple[str, int]:
+    if view.added:
+        return "RIGHT", view.added[0][0]
+    return "LEFT", view.removed[0][0] if view.removed else 1
+
+
+def _report(ctx: ReviewContext, view: FileView, share: float, together: int, n: int, path: str,
+            symbol: str | None, own_symbol: str | None, at: tuple[str, int]) -> None:
+    side, line = at
+    what = f"`{symbol}` in `{path}`" if symbol else f"`{path}`"
+    mine = f"`{own_symbol}`" if own_symbol else f"`{view.path}`"
+    confidence = 0.25 + 0.5 * share + (0.1 if together >= STRONG_TOGETHER else 0) \
+        + (0.05 if symbol else 0)
+    body = (f"{mine} changed together with {what} in {together} of the last {n} commits that "
+            f"changed it; {what} is untouched here. Does it need the same change?")
+    key = f"co-change:{path}::{symbol or ''}"
+    ctx.add(view.path, line, side, "co-change", body, confidence, (key,),
+            own_symbol or view.symbol_at(line))
