@@ -73,7 +73,7 @@ def history_patches(repo):
             return {}
         status, out, _ = repo.run(
             *config_pins(), "-c", "log.showSignature=false", "-c", "i18n.logOutputEncoding=UTF-8",
-            "log", "--no-walk=unsorted", f"--format={LOG_FORMAT}", "-p", f"-U{CONTEXT}", "--no-color",
+            "log", "--no-walk=unsorted", "--ignore-missing", f"--format={LOG_FORMAT}", "-p", f"-U{CONTEXT}", "--no-color",
             "--no-ext-diff", "--no-textconv", "--no-renames", "--src-prefix=a/", "--dst-prefix=b/",
             *shas, "--", *[f":(literal){p}" for p in paths], check=False)
         return parse_log(out.decode("utf-8", "replace")) if status == 0 else {}
@@ -105,6 +105,14 @@ def pick_base(repo, base: str | None) -> str:
 
 def check_range(repo, base: str, head: str | None, args) -> None:
     """Bad input a review cannot answer well, each with what to do instead."""
+    if head is None and not repo.is_bare:
+        unmerged = repo.git("ls-files", "-u", "-z").split("\0")
+        paths = sorted({entry.split("\t", 1)[1] for entry in unmerged if "\t" in entry})
+        if paths:
+            shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+            raise InvalidInputError(f"the working tree has unmerged paths ({shown}): finish or "
+                                    "abort the merge or rebase first, or pass --head REV to review "
+                                    "a commit")
     if head is not None and head == base:
         raise InvalidInputError(f"--base and --head are the same commit ({base[:12]}): there is "
                                 "no change to review")
@@ -117,14 +125,6 @@ def check_range(repo, base: str, head: str | None, args) -> None:
                 "merge base)") if common else "; they share no history"
         raise InvalidInputError(f"{args.head or 'HEAD'} ({tip[:12]}) does not descend from the "
                                 f"base {args.base or base[:12]}{hint}")
-    if head is None and not repo.is_bare:
-        unmerged = repo.git("ls-files", "-u", "-z").split("\0")
-        paths = sorted({entry.split("\t", 1)[1] for entry in unmerged if "\t" in entry})
-        if paths:
-            shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
-            raise InvalidInputError(f"the working tree has unmerged paths ({shown}): finish or "
-                                    "abort the merge or rebase first, or pass --head REV to review "
-                                    "a commit")
 
 
 def suggestions_json(suggestions) -> list[dict]:

@@ -203,14 +203,15 @@ def reverted_by(conn, sha: str) -> list[str]:
 
 def co_changes(conn, path: str, recent: int = 200, max_files: int = 30,
                symbol: str | None = None, min_together: int = 1,
-               ) -> tuple[int, list[tuple[str, str | None, int, int]]]:
+               ) -> tuple[int, list[tuple[str, str | None, int, int]], int]:
     """What changes together with ``path`` (or with ``symbol`` in it), as code-maat counts it.
 
     Over the last ``recent`` commits that touched it (filtered commits and commits of more than
     ``max_files`` files left out): ``(n, [(other path, other symbol or None, together, other's
-    own commit count)])`` for partners seen together at least ``min_together`` times, most
-    frequent first. File partners when ``symbol`` is None, symbol partners otherwise. The file's
-    earlier names are never its own partners."""
+    own commit count)], population)`` for partners seen together at least ``min_together``
+    times, most frequent first; ``population`` is the number of unfiltered commits (for the
+    partners' base rate). File partners when ``symbol`` is None, symbol partners otherwise. The
+    file's earlier names are never its own partners."""
     aliases = path_aliases(conn, path)
     if symbol is None:
         touched = (f"SELECT DISTINCT f.sha, c.ts FROM commit_files f JOIN commits c ON c.sha = f.sha "
@@ -224,7 +225,8 @@ def co_changes(conn, path: str, recent: int = 200, max_files: int = 30,
            "WHERE g.sha = c.sha) <= ? ORDER BY c.ts DESC LIMIT ?")
     shas = [row[0] for row in conn.execute(sql, args + [max_files, recent])]
     if not shas:
-        return 0, []
+        return 0, [], 0
+    (population,) = conn.execute("SELECT COUNT(*) FROM commits WHERE skip_reason IS NULL").fetchone()
     if symbol is None:
         rows = conn.execute(f"SELECT path, NULL, COUNT(DISTINCT sha) FROM commit_files "
                             f"WHERE sha IN {_in(shas)} GROUP BY path", shas).fetchall()
@@ -243,7 +245,7 @@ def co_changes(conn, path: str, recent: int = 200, max_files: int = 30,
                                     "symbol = ? AND path = ?", (clean_text(s), s, p)).fetchone()
             out.append((p, s, n, total))
     out.sort(key=lambda r: (-r[2], r[0], r[1] or ""))
-    return len(shas), out
+    return len(shas), out, population
 
 
 def iter_units(conn) -> Iterator[Unit]:

@@ -15,8 +15,8 @@ The checks, each in its own module with its confidence set out next to it:
 
 ``GATE`` drops the rest; it was chosen on the tune repositories' replay (bench/replay_review.py,
 hand labels in bench/labels/review-requests.tsv and review-express.tsv) and reported on held-out
-ones. ``cap`` keeps the best; one point (path, line, side) or one piece of evidence never gets
-two suggestions. A diff of more than ``MAX_REVIEW_LINES`` changed lines is reviewed up to that
+ones. ``cap`` keeps the best; one point (path, line, side) gets one suggestion of each kind, and
+one piece of evidence is never cited twice. A diff of more than ``MAX_REVIEW_LINES`` changed lines is reviewed up to that
 many (files in diff order), and the report says so.
 """
 
@@ -166,16 +166,17 @@ def _first_nonempty(lookup, paths: list[str]) -> list:
 
 
 def select(suggestions: list[Suggestion], cap: int = DEFAULT_CAP, gate: float = GATE) -> list[Suggestion]:
-    """Above the gate, best first; one per point (path, line, side) and per piece of evidence."""
+    """Above the gate, best first; one per point (path, line, side) and kind, and one per piece
+    of evidence (a revert, a unit, a record is cited once)."""
     kept: list[Suggestion] = []
-    points: set[tuple[str, int, str]] = set()
+    points: set[tuple[str, int, str, str]] = set()
     evidence: set[str] = set()
     for s in sorted(suggestions, key=lambda s: (-s.confidence, s.path, s.line)):
         if len(kept) >= max(0, cap):
             break
         if s.confidence < gate:
             continue
-        point = (s.path, s.line, s.side)
+        point = (s.path, s.line, s.side, s.kind)
         cited = set(s.evidence) or {s.body}
         if point in points or cited & evidence:
             continue  # the same line, or the same revert / unit / record cited again

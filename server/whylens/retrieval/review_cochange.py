@@ -5,9 +5,12 @@ symbol events (``reader.co_changes``): over the last ``RECENT`` commits that tou
 file (or symbol), leaving out filtered commits and commits of more than ``MAX_CHANGESET`` files,
 a partner seen together ``together`` times has confidence ``together / n``. A partner counts when
 ``together >= MIN_TOGETHER`` and confidence ``>= MIN_SHARE``, it exists at head, and this change
-does not touch it. A partner that changes far more often than the changed file (a changelog,
-a hub) is left out: its coupling says nothing about this file.
+does not touch it. A partner whose lift is under ``MIN_LIFT`` (confidence over the share of all
+commits that change the partner: a changelog, a hub file) is left out: it changes with
+everything, so its coupling says nothing about this file.
 
+Only partners in another file count (the reviewer sees the rest of the changed file), and neither
+side may be vendored, generated or a lock file (their co-changes are imports and regenerations).
 Confidence 0.25 + 0.5 × share + 0.1 when seen together ``STRONG_TOGETHER`` times or more,
 +0.05 for a symbol partner (a narrower claim). One partner per changed file.
 """
@@ -19,13 +22,14 @@ from collections.abc import Callable
 from whylens.retrieval.review_context import ReviewContext
 from whylens.retrieval.review_hunks import FileView
 from whylens.retrieval.review_tokens import fingerprint
+from whylens.symbols.skip import path_skip_reason
 
 RECENT = 50
 MAX_CHANGESET = 30  # code-maat's default maximum changeset size
 MIN_TOGETHER = 5
 STRONG_TOGETHER = 10
 MIN_SHARE = 0.6
-HUB_RATIO = 4.0  # a partner with this many times the file's own commits is a hub
+MIN_LIFT = 2.0
 MAX_SYMBOLS = 20  # changed symbols whose partners are looked up
 MAX_FILES = 100
 
@@ -36,17 +40,18 @@ def check(ctx: ReviewContext, views: list[FileView], exists: Callable[[str], boo
                        if c.symbol is not None}
     budget = MAX_SYMBOLS
     for view in views[:MAX_FILES]:
-        if view.change.status in ("A", "D") or not _substantive(view):
+        if view.change.status in ("A", "D") or _not_source(view.path) or not _substantive(view):
             continue
         best = None
         for changed in view.changed_symbols():
             if changed.symbol is None or budget <= 0:
                 continue
             budget -= 1
-            n, partners = ctx.reader.co_changes(view.path, RECENT, MAX_CHANGESET,
-                                                symbol=changed.symbol.name, min_together=MIN_TOGETHER)
+            n, partners, population = ctx.reader.co_changes(
+                view.path, RECENT, MAX_CHANGESET, symbol=changed.symbol.name, min_together=MIN_TOGETHER)
             for path, symbol, together, total in partners:
-                if (path, symbol) in touched_symbols or not _counts(n, together, total):
+                if path in view.paths or (path, symbol) in touched_symbols or _not_source(path) \
+                        or not _counts(n, together, total, population):
                     continue
                 if path not in touched_paths and not exists(path):
                     continue
@@ -55,10 +60,11 @@ def check(ctx: ReviewContext, views: list[FileView], exists: Callable[[str], boo
                 if best is None or candidate[:2] > best[:2]:
                     best = candidate
                 break  # most frequent first: the first that counts is this symbol's best
-        n, partners = ctx.reader.co_changes(view.path, RECENT, MAX_CHANGESET,
-                                            min_together=MIN_TOGETHER)
+        n, partners, population = ctx.reader.co_changes(view.path, RECENT, MAX_CHANGESET,
+                                                        min_together=MIN_TOGETHER)
         for path, _none, together, total in partners:
-            if path in touched_paths or not _counts(n, together, total) or not exists(path):
+            if path in touched_paths or _not_source(path) \
+                    or not _counts(n, together, total, population) or not exists(path):
                 continue
             candidate = (together / n, together, n, path, None, None, _first_line(view))
             if best is None or candidate[:2] > best[:2]:
@@ -68,9 +74,15 @@ def check(ctx: ReviewContext, views: list[FileView], exists: Callable[[str], boo
             _report(ctx, view, *best)
 
 
-def _counts(n: int, together: int, total: int) -> bool:
-    return n > 0 and together >= MIN_TOGETHER and together / n >= MIN_SHARE \
-        and total <= HUB_RATIO * max(n, 1) + together
+def _counts(n: int, together: int, total: int, population: int) -> bool:
+    """Support, confidence and lift (confidence over the partner's own rate of change)."""
+    if n <= 0 or together < MIN_TOGETHER or together / n < MIN_SHARE:
+        return False
+    return population <= 0 or (together / n) / (max(total, 1) / population) >= MIN_LIFT
+
+
+def _not_source(path: str) -> bool:
+    return path_skip_reason(path) in ("lock_file", "vendored", "generated", "minified")
 
 
 def _substantive(view: FileView) -> bool:

@@ -8,12 +8,15 @@ and compared with the change:
   by this change;
 - ``taken``: what the revert restored / the fix added, present in the base, and removed by it.
 
-``reintroduces-revert``: overlap = (back + taken) / (everything that could be back or taken);
-0.55 + 0.4 × overlap. A change that re-applies a reverted change scores 0.95.
+``reintroduces-revert``: undone = the share of what the revert took out that is back (or, for a
+revert that only restored deleted lines, the share of those the change deletes again);
+0.5 + 0.45 × undone, +0.05 when it also takes out half of what the revert restored. A change
+that re-applies a reverted change scores 0.95–1.
 ``reintroduces-fixed``: share of the fix's replaced lines back; 0.5 + 0.4 × share (+0.1 when
 the fix's own lines are taken out too).
 ``rewrites-fix``: the change removes lines a fix added but brings nothing of the old code back:
-0.3 + 0.3 × share, +0.15 when the fix is recent (≤ 180 days).
+0.3 + 0.3 × share, +0.15 when the fix is recent (≤ 180 days), +0.1 when it says why.
+Fixes of tests, typos, docs, lint, builds or merges are not failures to guard against: left out.
 A finding needs ``MIN_MATCHED`` shared fingerprints, or all of them when the revert or fix is
 tiny; it cites both commits and quotes the revert's or fix's reason.
 """
@@ -32,6 +35,9 @@ from whylens.retrieval.text import relative_age
 
 FIX = re.compile(r"\b(fix(e[sd]|ing)?|bug|regression|broke|broken|crash\w*|hotfix)\b", re.I)
 REVERT_SUBJECT = re.compile(r"^\s*Revert\b", re.I)
+# A fix of these is not a failure a reviewer guards against coming back.
+NOT_A_FAILURE = re.compile(r"\b(typos?|tests?|testing|lint|flake8|pep8|docs?|documentation|spelling|"
+                           r"grammar|whitespace|formatting|style|ci|build|travis|syntax|merge)\b", re.I)
 MAX_HISTORY_SCAN = 400  # file-history entries looked at per changed file
 MAX_REVERTS_PER_FILE = 8
 MAX_FIXES_PER_FILE = 10
@@ -101,8 +107,9 @@ def find_past(ctx: ReviewContext, views: list[FileView]) -> list[Past]:
             pairs = [(entry.commit, r) for r in ctx.reader.reverts_of(entry.commit) or ()]
             pairs += [(r, entry.commit) for r in ctx.reader.reverted_by(entry.commit) or ()]
             for original, revert in pairs:
-                if reverts >= MAX_REVERTS_PER_FILE or ctx.reverted(revert):
-                    continue
+                if reverts >= MAX_REVERTS_PER_FILE or ctx.reverted(revert) \
+                        or ctx.reader.reverted_by(original):
+                    continue  # full, undone, or a revert of a revert (that re-applied a change)
                 past = found.get(revert)
                 if past is None:
                     info = ctx.reader.commit_info(revert)
@@ -117,8 +124,8 @@ def find_past(ctx: ReviewContext, views: list[FileView]) -> list[Past]:
                 else:
                     past.where.setdefault(view.path, entry.path)
             if fixes < MAX_FIXES_PER_FILE and FIX.search(entry.subject) \
-                    and not REVERT_SUBJECT.match(entry.subject) and not ctx.reverted(entry.commit) \
-                    and entry.commit not in found:
+                    and not REVERT_SUBJECT.match(entry.subject) and not NOT_A_FAILURE.search(entry.subject) \
+                    and not ctx.reverted(entry.commit) and entry.commit not in found:
                 found[entry.commit] = Past("fix", entry.commit, None, entry.timestamp,
                                            entry.subject, entry.pr, {view.path: entry.path})
                 fixes += 1
@@ -133,11 +140,16 @@ def _unquote(subject: str) -> str:
 
 
 def overlap(prints: ChangePrints, patch: FilePatch) -> Overlap:
-    removed = fingerprint_in_context(patch.removed, dict(patch.old_context), patch.path)
-    added = fingerprint_in_context(patch.added, dict(patch.new_context), patch.path)
+    """What of ``patch`` the change undoes. A k-gram on both sides of the past commit (the
+    unchanged start of a rewritten line) is no evidence either way."""
+    old, new = dict(patch.old_context), dict(patch.new_context)
+    removed = fingerprint_in_context(patch.removed, old, patch.path).keys()
+    added = fingerprint_in_context(patch.added, new, patch.path).keys()
+    removed_all = fingerprint_in_context(patch.removed, old, patch.path, winnow=False).keys()
+    added_all = fingerprint_in_context(patch.added, new, patch.path, winnow=False).keys()
     base = prints.base.keys()
-    could_return = removed.without(added).keys() - base
-    could_go = added.without(removed).keys() & base
+    could_return = removed - added_all - base
+    could_go = (added - removed_all) & base
     return Overlap(frozenset(could_return & prints.added.keys()),
                    frozenset(could_go & prints.removed.keys()), len(could_return), len(could_go))
 
@@ -182,11 +194,14 @@ def _report(ctx: ReviewContext, prints: ChangePrints, item: Past, commit: Commit
     why += "" if why.endswith((".", "!", "?", "…")) else "."
     when = relative_age(item.timestamp, ctx.now)
     if item.kind == "revert":
-        confidence = 0.55 + 0.4 * found.share
+        undone = revert_undone(found)
+        if undone <= 0:
+            return
+        confidence = 0.5 + 0.45 * undone + (0.05 if found.back and found.taken_share >= 0.5 else 0)
         body = (f"This brings back “{one_line(item.subject, 100)}” "
                 f"({change_ref(item.original or '', item.pr, ctx.links)}), reverted by "
                 f"{commit_ref(item.sha, ctx.links)} {when}: “{why}” "
-                f"{found.share:.0%} of what the revert changed is undone here.")
+                f"{undone:.0%} of what the revert took out is back here.")
         ctx.add(view.path, line, side, "reintroduces-revert", body, confidence,
                 (item.original or "", item.sha), symbol)
         return
@@ -198,11 +213,21 @@ def _report(ctx: ReviewContext, prints: ChangePrints, item: Past, commit: Commit
                 f"{found.back_share:.0%} of the lines it replaced are back.")
         ctx.add(view.path, line, side, "reintroduces-fixed", body, confidence, (item.sha,), symbol)
         return
-    confidence = 0.3 + 0.3 * found.taken_share + (0.15 if recent else 0)
+    explained = len(why.split()) >= 6 and why.rstrip(".") != item.subject.strip().rstrip(".")
+    confidence = 0.3 + 0.3 * found.taken_share + (0.15 if recent else 0) + (0.1 if explained else 0)
     body = (f"This rewrites lines that a fix added: {change_ref(item.sha, item.pr, ctx.links)} "
             f"“{one_line(item.subject, 100)}” ({when}): “{why}” "
-            "Check that what it fixed stays fixed.")
+            f"{found.taken_share:.0%} of its lines are changed here; check that what it fixed stays fixed.")
     ctx.add(view.path, line, side, "rewrites-fix", body, confidence, (item.sha,), symbol)
+
+
+def revert_undone(found: Overlap) -> float:
+    """How much of a revert the change undoes: the share of what it took out that is back.
+    Rewriting lines a revert restored is only evidence when the revert restored and took out
+    nothing else (it undid a deletion): editing old code is not re-applying a change."""
+    if found.could_return:
+        return found.back_share
+    return found.taken_share
 
 
 def _anchor(prints: ChangePrints, found: Overlap) -> tuple[str, int]:

@@ -113,15 +113,8 @@ class Fingerprints:
     def keys(self) -> set[tuple[str, int]]:
         return {("g", h) for h in self.grams} | {("l", h) for h in self.lines}
 
-    def without(self, other: Fingerprints) -> Fingerprints:
-        return Fingerprints({h: n for h, n in self.grams.items() if h not in other.grams},
-                            {h: n for h, n in self.lines.items() if h not in other.lines})
-
     def line_of(self, key: tuple[str, int]) -> int:
         return (self.grams if key[0] == "g" else self.lines)[key[1]]
-
-
-EMPTY = Fingerprints({}, {})
 
 
 def fingerprint(numbered_lines: Iterable[tuple[int, str]], path: str,

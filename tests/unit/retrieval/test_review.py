@@ -81,7 +81,7 @@ def test_select_gates_caps_and_never_repeats_a_point():
     many += [s(10 + i, 0.7, f"e{i}") for i in range(20)]
     kept = select(many, cap=10)
     assert len(kept) == 10
-    assert [k.evidence[0] for k in kept if k.line == 1] == ["x"]  # one per point, the best
+    assert [k.evidence[0] for k in kept if k.line == 1] == ["x"]  # one per point and kind, the best
     assert all(k.line != 2 for k in kept)  # evidence "x" already used
     assert all(k.confidence >= GATE for k in kept)
     assert select(many, cap=0) == []

@@ -1,0 +1,165 @@
+"""Diff-level evidence, constraints and co-change on real histories, with git reading the past."""
+
+from __future__ import annotations
+
+import pytest
+
+from whylens.cli.review import change_message, history_patches, revision_reader
+from whylens.history.diff import diff_changes
+from whylens.history.repo import open_repository
+from whylens.index.store import IndexStore
+from whylens.pipeline import run_index
+from whylens.retrieval.review import GATE, review
+
+from retrieval.retry_history import (
+    CLIENT_V5, FIXED_DELAY, REVERT_REASON, build_retry_history,
+)
+
+
+@pytest.fixture
+def retry_repo(make_repo, index_dir):
+    repo = make_repo("retry")
+    shas = build_retry_history(repo)
+    run_index(repo.root, index_dir)
+    repo.git("checkout", "-q", "-b", "feature")
+    with IndexStore(index_dir).reader() as reader:
+        yield repo, shas, reader
+
+
+def _review(repo, reader, head=None, **kw):
+    with open_repository(repo.root) as git:
+        base = git.resolve("main")
+        changes = diff_changes(git, base, head)
+        read_head = revision_reader(git, head) if head else (
+            lambda path: (repo.root / path).read_text(encoding="utf-8"))
+        return review(reader, repo.root, changes, read_head, read_base=revision_reader(git, base),
+                      patches=history_patches(git), message=change_message(git, base, head), **kw)
+
+
+def _kind(out, kind):
+    return [s for s in out if s.kind == kind]
+
+
+def test_bringing_back_a_reverted_change_cites_both_commits_and_the_reason(retry_repo):
+    repo, shas, reader = retry_repo
+    repo.write("src/client.py", CLIENT_V5.replace("            time.sleep(backoff(attempt))\n", FIXED_DELAY))
+    found = _kind(_review(repo, reader), "reintroduces-revert")
+    assert len(found) == 1
+    s = found[0]
+    assert (s.path, s.line, s.side, s.symbol) == ("src/client.py", 15, "RIGHT", "fetch")
+    assert s.evidence == (shas["fixed"], shas["revert"])
+    assert shas["fixed"][:7] in s.body and shas["revert"][:7] in s.body
+    assert f"“{REVERT_REASON}”" in s.body and "“Use a fixed retry delay”" in s.body
+    assert s.confidence >= 0.9 > GATE
+
+
+def test_reformatted_and_recommented_it_is_still_the_same_code(retry_repo):
+    repo, shas, reader = retry_repo
+    repo.write("src/client.py", CLIENT_V5.replace(
+        "            time.sleep(backoff(attempt))\n",
+        "            # wait a moment\n            time.sleep( RETRY_DELAY )   # constant\n"))
+    found = _kind(_review(repo, reader), "reintroduces-revert")
+    assert [s.evidence for s in found] == [(shas["fixed"], shas["revert"])]
+
+
+def test_an_unrelated_change_to_the_same_function_is_silent(retry_repo):
+    repo, _shas, reader = retry_repo
+    repo.write("src/client.py", CLIENT_V5.replace("retries=3", "retries=5"))
+    out = _review(repo, reader, gate=0.0)
+    assert not _kind(out, "reintroduces-revert") and not _kind(out, "reintroduces-fixed")
+
+
+def test_bringing_back_what_a_fix_replaced(retry_repo):
+    repo, shas, reader = retry_repo
+    repo.write("src/client.py", CLIENT_V5.replace("session.get(url, timeout=10)", "session.get(url)"))
+    found = _kind(_review(repo, reader), "reintroduces-fixed")
+    assert len(found) == 1 and found[0].evidence == (shas["timeout"],)
+    assert "Fix hang when the server never answers" in found[0].body
+    assert "fetch waited forever on a silent server" in found[0].body
+
+
+def test_rewriting_a_fix_without_bringing_the_old_code_back(retry_repo):
+    repo, shas, reader = retry_repo
+    repo.write("src/client.py", CLIENT_V5.replace("session.get(url, timeout=10)",
+                                                  "session.get(url, timeout=settings.timeout)"))
+    found = _kind(_review(repo, reader, gate=0.0), "rewrites-fix")
+    assert [s.evidence for s in found] == [(shas["timeout"],)]
+    assert found[0].side == "LEFT" and found[0].line == 13  # the fix's line, as it was at base
+
+
+def test_a_revert_that_was_itself_reverted_no_longer_counts(retry_repo):
+    repo, shas, reader = retry_repo
+    repo.git("checkout", "-q", "main")
+    again = repo.commit(f'Reapply "Use a fixed retry delay"\n\nThis reverts commit {shas["revert"]}.\n',
+                        {"src/client.py": CLIENT_V5.replace("            time.sleep(backoff(attempt))\n",
+                                                            FIXED_DELAY)})
+    repo.commit("Back off exponentially again\n", {"src/client.py": CLIENT_V5})
+    run_index(repo.root, reader.store.path)
+    reader.refresh()
+    assert reader.reverts_of(shas["revert"]) == [again]
+    repo.git("checkout", "-q", "-b", "again")
+    repo.write("src/client.py", CLIENT_V5.replace("            time.sleep(backoff(attempt))\n", FIXED_DELAY))
+    out = _review(repo, reader, gate=0.0)
+
+    assert all(shas["revert"] not in s.evidence for s in _kind(out, "reintroduces-revert"))
+
+
+def test_a_constraint_matched_by_the_code_and_the_message(retry_repo):
+    repo, shas, reader = retry_repo
+    variant = CLIENT_V5.replace("            time.sleep(backoff(attempt))\n",
+                                "            delay = RETRY_DELAY\n            time.sleep(delay)\n")
+    repo.write("src/client.py", variant)
+    quiet = _kind(_review(repo, reader, gate=0.0), "constraint")
+    head = repo.commit("Use a fixed delay between retries\n\nFixed delays make the tests predictable.\n")
+    said = _kind(_review(repo, reader, head=head, gate=0.0), "constraint")
+    assert said and shas["policy"] in said[0].evidence
+    assert "Retries must never use a fixed delay" in said[0].body
+    assert said[0].confidence > max((s.confidence for s in quiet), default=0.0)
+
+
+def test_without_a_patch_reader_or_base_the_diff_level_checks_stay_silent(retry_repo):
+    repo, _shas, reader = retry_repo
+    repo.write("src/client.py", CLIENT_V5.replace("            time.sleep(backoff(attempt))\n", FIXED_DELAY))
+    with open_repository(repo.root) as git:
+        changes = diff_changes(git, "main")
+    out = review(reader, repo.root, changes, lambda p: (repo.root / p).read_text(encoding="utf-8"))
+    assert not _kind(out, "reintroduces-revert")
+
+
+COUPLED_A = "def f(x):\n    return x + {n}\n"
+COUPLED_B = "def g(x):\n    return x * {n}\n"
+
+
+@pytest.fixture
+def coupled_repo(make_repo, index_dir):
+    """a.f and b.g changed together in six commits; CHANGES too, but it changes in every commit."""
+    repo = make_repo("coupled")
+    for n in range(1, 7):
+        files = {"a.py": COUPLED_A.format(n=n), "b.py": COUPLED_B.format(n=n),
+                 "CHANGES": f"{n}\n" * n}
+        repo.commit(f"Tune f and g to {n}\n", files)
+        for extra in range(3):
+            repo.commit(f"Note {n}.{extra}\n", {"CHANGES": f"{n}.{extra}\n" * n, f"notes/{n}{extra}.md": "x\n"})
+    run_index(repo.root, index_dir)
+    repo.git("checkout", "-q", "-b", "feature")
+    with IndexStore(index_dir).reader() as reader:
+        yield repo, reader
+
+
+def test_a_partner_that_always_changes_with_it_is_named_when_left_out(coupled_repo):
+    repo, reader = coupled_repo
+    repo.write("a.py", COUPLED_A.format(n=7))
+    found = _kind(_review(repo, reader), "co-change")
+    assert len(found) == 1
+    s = found[0]
+    assert (s.path, s.line, s.symbol) == ("a.py", 2, "f")
+    assert "`g` in `b.py`" in s.body and "6 of the last 6 commits" in s.body
+    assert "CHANGES" not in s.body  # a hub: it changes with everything
+    repo.write("b.py", COUPLED_B.format(n=7))
+    assert not _kind(_review(repo, reader, gate=0.0), "co-change")
+
+
+def test_a_comment_only_edit_needs_no_partner(coupled_repo):
+    repo, reader = coupled_repo
+    repo.write("a.py", COUPLED_A.format(n=6).replace("return", "# add n\n    return"))
+    assert not _kind(_review(repo, reader, gate=0.0), "co-change")
