@@ -107,9 +107,8 @@ def find_past(ctx: ReviewContext, views: list[FileView]) -> list[Past]:
             pairs = [(entry.commit, r) for r in ctx.reader.reverts_of(entry.commit) or ()]
             pairs += [(r, entry.commit) for r in ctx.reader.reverted_by(entry.commit) or ()]
             for original, revert in pairs:
-                if reverts >= MAX_REVERTS_PER_FILE or ctx.reverted(revert) \
-                        or ctx.reader.reverted_by(original):
-                    continue  # full, undone, or a revert of a revert (that re-applied a change)
+                if reverts >= MAX_REVERTS_PER_FILE or ctx.reverted(revert):
+                    continue  # enough, or the revert itself was undone
                 past = found.get(revert)
                 if past is None:
                     info = ctx.reader.commit_info(revert)
@@ -150,8 +149,10 @@ def overlap(prints: ChangePrints, patch: FilePatch) -> Overlap:
     base = prints.base.keys()
     could_return = removed - added_all - base
     could_go = (added - removed_all) & base
-    return Overlap(frozenset(could_return & prints.added.keys()),
-                   frozenset(could_go & prints.removed.keys()), len(could_return), len(could_go))
+    # what the change both takes out and puts back (re-quoted, re-wrapped) is not undone
+    taken = could_go & (prints.removed.keys() - prints.added.keys())
+    return Overlap(frozenset(could_return & prints.added.keys()), frozenset(taken),
+                   len(could_return), len(could_go))
 
 
 def substantial(found: Overlap) -> bool:
@@ -223,11 +224,12 @@ def _report(ctx: ReviewContext, prints: ChangePrints, item: Past, commit: Commit
 
 def revert_undone(found: Overlap) -> float:
     """How much of a revert the change undoes: the share of what it took out that is back.
-    Rewriting lines a revert restored is only evidence when the revert restored and took out
-    nothing else (it undid a deletion): editing old code is not re-applying a change."""
+    Rewriting lines a revert restored is only evidence when the revert took out nothing (it
+    undid a deletion), and then only past half of them: editing old code is not re-applying a
+    change."""
     if found.could_return:
         return found.back_share
-    return found.taken_share
+    return max(0.0, 2 * found.taken_share - 1)  # more than half of it deleted again
 
 
 def _anchor(prints: ChangePrints, found: Overlap) -> tuple[str, int]:
