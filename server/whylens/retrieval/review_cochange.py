@@ -4,8 +4,10 @@ Support and confidence as code-maat counts coupling, from the index's commit →
 symbol events (``reader.co_changes``): over the last ``RECENT`` commits that touched the changed
 file (or symbol), leaving out filtered commits and commits of more than ``MAX_CHANGESET`` files,
 a partner seen together ``together`` times has confidence ``together / n``. A partner counts when
-``together >= MIN_TOGETHER`` and confidence ``>= MIN_SHARE``, it exists at head, and this change
-does not touch it. A partner whose lift is under ``MIN_LIFT`` (confidence over the share of all
+``together >= MIN_TOGETHER``, its weighted support (each shared commit weighing 1 / (its files
+- 1): pairs changed alone, not files swept along in a sync of a whole folder) reaches
+``MIN_WEIGHT``, confidence is ``>= MIN_SHARE``, it exists at head, and this change does not touch
+it. A partner whose lift is under ``MIN_LIFT`` (confidence over the share of all
 commits that change the partner: a changelog, a hub file) is left out: it changes with
 everything, so its coupling says nothing about this file.
 
@@ -30,6 +32,7 @@ MIN_TOGETHER = 5
 STRONG_TOGETHER = 10
 MIN_SHARE = 0.6
 MIN_LIFT = 2.0
+MIN_WEIGHT = 2.5  # support with each shared commit weighted 1 / (its files - 1)
 MAX_SYMBOLS = 20  # changed symbols whose partners are looked up
 MAX_FILES = 100
 
@@ -49,9 +52,9 @@ def check(ctx: ReviewContext, views: list[FileView], exists: Callable[[str], boo
             budget -= 1
             n, partners, population = ctx.reader.co_changes(
                 view.path, RECENT, MAX_CHANGESET, symbol=changed.symbol.name, min_together=MIN_TOGETHER)
-            for path, symbol, together, total in partners:
+            for path, symbol, together, weight, total in partners:
                 if path in view.paths or (path, symbol) in touched_symbols or _not_source(path) \
-                        or not _counts(n, together, total, population):
+                        or not _counts(n, together, weight, total, population):
                     continue
                 if path not in touched_paths and not exists(path):
                     continue
@@ -62,9 +65,9 @@ def check(ctx: ReviewContext, views: list[FileView], exists: Callable[[str], boo
                 break  # most frequent first: the first that counts is this symbol's best
         n, partners, population = ctx.reader.co_changes(view.path, RECENT, MAX_CHANGESET,
                                                         min_together=MIN_TOGETHER)
-        for path, _none, together, total in partners:
+        for path, _none, together, weight, total in partners:
             if path in touched_paths or _not_source(path) \
-                    or not _counts(n, together, total, population) or not exists(path):
+                    or not _counts(n, together, weight, total, population) or not exists(path):
                 continue
             candidate = (together / n, together, n, path, None, None, _first_line(view))
             if best is None or candidate[:2] > best[:2]:
@@ -74,9 +77,10 @@ def check(ctx: ReviewContext, views: list[FileView], exists: Callable[[str], boo
             _report(ctx, view, *best)
 
 
-def _counts(n: int, together: int, total: int, population: int) -> bool:
-    """Support, confidence and lift (confidence over the partner's own rate of change)."""
-    if n <= 0 or together < MIN_TOGETHER or together / n < MIN_SHARE:
+def _counts(n: int, together: int, weight: float, total: int, population: int) -> bool:
+    """Support (also weighted by commit size), confidence, and lift (confidence over the
+    partner's own rate of change)."""
+    if n <= 0 or together < MIN_TOGETHER or weight < MIN_WEIGHT or together / n < MIN_SHARE:
         return False
     return population <= 0 or (together / n) / (max(total, 1) / population) >= MIN_LIFT
 

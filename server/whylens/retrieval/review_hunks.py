@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from whylens.models import FileChange, Symbol
+from whylens.models import FileChange, Hunk, Symbol
 from whylens.retrieval.paths import MAX_SOURCE_BYTES
+from whylens.retrieval.review_tokens import cosmetic
 from whylens.symbols.languages import language_for_path
 from whylens.symbols.outline import outline, symbol_at
 
@@ -24,14 +25,18 @@ class ChangedSymbol:
 
 @dataclass(frozen=True)
 class FileView:
-    """A changed text file: head outline, added lines (new numbers), removed lines (old numbers)."""
+    """A changed text file: head outline, added lines (new numbers), removed lines (old numbers).
+
+    Hunks of a source file that only re-format, re-comment or re-word (``review_tokens.cosmetic``)
+    are left out when the base side is known: no check speaks about them."""
 
     change: FileChange
     head_text: str | None
     base_text: str | None
     symbols: tuple[Symbol, ...]
-    added: tuple[tuple[int, str], ...]
+    added: tuple[tuple[int, str], ...]  # lines of the hunks that change code
     removed: tuple[tuple[int, str], ...]
+    hunks: tuple[Hunk, ...] = ()  # the hunks that change code (not only layout or prose)
 
     @property
     def path(self) -> str:
@@ -46,7 +51,7 @@ class FileView:
         return symbol_at(list(self.symbols), line) if self.symbols else None
 
     def changed_symbols(self) -> list[ChangedSymbol]:
-        return changed_symbols(self.change, self.head_text, list(self.symbols))
+        return changed_symbols(replace(self.change, hunks=self.hunks), self.head_text, list(self.symbols))
 
 
 def changed_lines(change: FileChange) -> int:
@@ -67,15 +72,20 @@ def file_view(change: FileChange, read_head: TextReader, read_base: TextReader |
     old_lines = git_lines(base)
     added: list[tuple[int, str]] = []
     removed: list[tuple[int, str]] = []
+    kept: list[Hunk] = []
+    code = language_for_path(change.path) is not None and base is not None
     for hunk in change.hunks:
-        for number in range(hunk.new_start, hunk.new_start + hunk.new_count):
-            if 0 < number <= len(lines):
-                added.append((number, lines[number - 1]))
-        for number in range(hunk.old_start, hunk.old_start + hunk.old_count):
-            if 0 < number <= len(old_lines):
-                removed.append((number, old_lines[number - 1]))
+        new = [(n, lines[n - 1]) for n in range(hunk.new_start, hunk.new_start + hunk.new_count)
+               if 0 < n <= len(lines)]
+        old = [(n, old_lines[n - 1]) for n in range(hunk.old_start, hunk.old_start + hunk.old_count)
+               if 0 < n <= len(old_lines)]
+        if code and cosmetic([t for _, t in old], [t for _, t in new], change.path):
+            continue  # re-formatted, re-commented or re-worded: no code changed here
+        kept.append(hunk)
+        added += new
+        removed += old
     return FileView(change, head, base, tuple(head_outline(change.path, head)), tuple(added),
-                    tuple(removed))
+                    tuple(removed), tuple(kept))
 
 
 def head_outline(path: str, text: str | None) -> list[Symbol]:

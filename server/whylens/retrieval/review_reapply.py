@@ -17,8 +17,9 @@ the fix's own lines are taken out too).
 ``rewrites-fix``: the change removes lines a fix added but brings nothing of the old code back:
 0.3 + 0.3 × share, +0.15 when the fix is recent (≤ 180 days), +0.1 when it says why.
 Fixes of tests, typos, docs, lint, builds or merges are not failures to guard against: left out.
-A finding needs ``MIN_MATCHED`` shared fingerprints, or all of them when the revert or fix is
-tiny; it cites both commits and quotes the revert's or fix's reason.
+Only matches inside the symbols the revert or fix changed count (or outside any symbol). A finding
+needs ``MIN_MATCHED`` shared fingerprints, or all of them when the revert or fix is tiny; it cites
+both commits and quotes the revert's or fix's reason.
 """
 
 from __future__ import annotations
@@ -155,6 +156,21 @@ def overlap(prints: ChangePrints, patch: FilePatch) -> Overlap:
                    len(could_return), len(could_go))
 
 
+def within(found: Overlap, prints: ChangePrints, symbols: set[str]) -> Overlap:
+    """Only what lands in the symbols the past commit changed (or outside any symbol): the
+    same parameter list in another function is a coincidence, not a re-introduction."""
+    short = {s.rsplit(".", 1)[-1] for s in symbols}
+
+    def inside(line: int) -> bool:
+        symbol = prints.view.symbol_at(line)
+        return symbol is None or symbol.name in symbols or symbol.short_name in short
+
+    back = frozenset(k for k in found.back if inside(prints.added.line_of(k)))
+    taken = frozenset(k for k in found.taken
+                      if inside(_new_line(prints.view, prints.removed.line_of(k))))
+    return Overlap(back, taken, found.could_return, found.could_go)
+
+
 def substantial(found: Overlap) -> bool:
     possible = found.could_return + found.could_go
     return found.matched >= min(MIN_MATCHED, possible) and found.matched > 0
@@ -182,6 +198,9 @@ def check(ctx: ReviewContext, views: list[FileView], patches: PatchReader | None
             if path not in prints:
                 prints[path] = ChangePrints(by_path[path])
             found = overlap(prints[path], patch)
+            symbols = {e.symbol for e in ctx.reader.events_of(item.sha) if e.path in (old, path)}
+            if symbols:
+                found = within(found, prints[path], symbols)
             if substantial(found):
                 _report(ctx, prints[path], item, commit, found)
 

@@ -77,6 +77,26 @@ def tokens(line: str, style: str = "slash") -> list[str]:
     return out
 
 
+_LAYOUT = frozenset(",();\\")  # what formatters add and remove (trailing commas, wraps, semicolons)
+
+
+def cosmetic(removed: Iterable[str], added: Iterable[str], path: str) -> bool:
+    """The removed and added lines are the same code: only layout, comments or prose strings
+    (docstrings, messages of three words or more) differ."""
+    style = comment_style(path)
+    return _shape(removed, style) == _shape(added, style)
+
+
+def _shape(lines: Iterable[str], style: str) -> list[str]:
+    out = []
+    for line in lines:
+        for token in tokens(line, style):
+            if token in _LAYOUT:
+                continue
+            out.append('"…"' if token.startswith('"') and token.count(" ") >= 2 else token)
+    return out
+
+
 def _split_ops(text: str) -> list[str]:
     return [m.group(0) for m in re.finditer(r"[A-Za-z_$][\w$]*|\d[\w.]*|\S", text)]
 

@@ -33,9 +33,9 @@ def test_file_partners_count_recent_commits_and_leave_out_big_and_filtered_ones(
     reader, _c = coupled
     n, partners, population = reader.co_changes("a.py")
     assert n == 8  # c1..c7 and c10; not the 41-file sweep, not the release
-    assert partners == [("b.py", None, 6, 6)] and population == 9
+    assert partners == [("b.py", None, 6, 6.0, 6)] and population == 9
     n, partners, _ = reader.co_changes("a.py", recent=3)
-    assert n == 3 and partners == [("b.py", None, 1, 6)]  # c10, c7, c6
+    assert n == 3 and partners == [("b.py", None, 1, 1.0, 6)]  # c10, c7, c6
     assert reader.co_changes("a.py", min_together=7) == (8, [], 9)
     assert reader.co_changes("nowhere.py") == (0, [], 0)
 
@@ -43,7 +43,17 @@ def test_file_partners_count_recent_commits_and_leave_out_big_and_filtered_ones(
 def test_symbol_partners(coupled):
     reader, _c = coupled
     n, partners, _ = reader.co_changes("a.py", symbol="f")
-    assert n == 7 and partners == [("b.py", "g", 5, 5)]
+    assert n == 7 and partners == [("b.py", "g", 5, 5.0, 5)]
+
+
+def test_a_pair_inside_a_bigger_commit_weighs_less(index_dir, build):
+    c = [build.commit(f"w{n}", n, files=["a.py", "b.py", "c.py", "d.py"]) for n in range(3)]
+    with IndexStore(index_dir).writer() as writer:
+        writer.add_commits(c)
+    with IndexStore(index_dir).reader() as reader:
+        _n, partners, _ = reader.co_changes("a.py")
+    assert [(p, together, weight) for p, _s, together, weight, _t in partners] == [
+        ("b.py", 3, 1.0), ("c.py", 3, 1.0), ("d.py", 3, 1.0)]  # 3 commits × 1/3
 
 
 def test_reverted_by_is_the_reverse_of_reverts_of(coupled):
