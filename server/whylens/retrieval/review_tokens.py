@@ -22,12 +22,14 @@ K = 5  # tokens per k-gram
 WINDOW = 4  # winnowing window (k-grams)
 MIN_LINE_TOKENS = 3
 CONTEXT_LINES = 2  # neighbouring lines (with tokens) around each block of changed lines
+BLOCK = '"""'  # the token of a block string's opening or closing quotes
 
 _HASH_COMMENT_ENDINGS = frozenset(
     "py pyi pyx rb sh bash zsh pl pm r yml yaml toml cfg ini conf cmake mk coffee nim ex exs".split())
 _NO_LINE_COMMENTS = frozenset("md rst txt json html htm xml svg csv".split())
-_TOKEN = re.compile(r"""
-      (?P<str>"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|`(?:\\.|[^`\\])*`)
+_TRIPLE = "(?P<block>{d}.*?{d}|{s}.*?{s})|(?P<tri>{d}|{s})".format(d='"' * 3, s="'" * 3)
+_TOKEN = re.compile(_TRIPLE + r"""
+    | (?P<str>"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|`(?:\\.|[^`\\])*`)
     | (?P<slash>//.*|/\*.*?(?:\*/|$))
     | (?P<hash>\#.*)
     | (?P<num>\d[\w.]*)
@@ -66,6 +68,10 @@ def tokens(line: str, style: str = "slash") -> list[str]:
         text = match.group(0)
         if kind == "str":
             out.append('"' + text[1:-1] + '"')
+        elif kind == "block":
+            out.append('"' + text[3:-3] + '"')
+        elif kind == "tri":
+            out.append(BLOCK)  # a block string (a docstring) opens or closes on this line
         elif kind == "slash" and style == "slash":
             continue
         elif kind == "hash" and style == "hash":
@@ -89,11 +95,15 @@ def cosmetic(removed: Iterable[str], added: Iterable[str], path: str) -> bool:
 
 def _shape(lines: Iterable[str], style: str) -> list[str]:
     out = []
+    in_block = False  # inside a multi-line block string (a docstring)
     for line in lines:
         for token in tokens(line, style):
-            if token in _LAYOUT:
-                continue
-            out.append('"…"' if token.startswith('"') and token.count(" ") >= 2 else token)
+            if token == BLOCK:
+                in_block = not in_block
+            elif in_block or token in _LAYOUT or token.startswith('"') and token.count(" ") >= 2:
+                continue  # layout, or prose (a docstring, a message): not code
+            else:
+                out.append(token)
     return out
 
 

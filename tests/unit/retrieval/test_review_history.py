@@ -163,3 +163,17 @@ def test_a_comment_only_edit_needs_no_partner(coupled_repo):
     repo, reader = coupled_repo
     repo.write("a.py", COUPLED_A.format(n=6).replace("return", "# add n\n    return"))
     assert not _kind(_review(repo, reader, gate=0.0), "co-change")
+
+
+def test_reformatting_and_rewording_are_not_reviewed(retry_repo):
+    repo, _shas, reader = retry_repo
+    reformatted = CLIENT_V5.replace(
+        "            return session.get(url, timeout=10)\n",
+        "            # one request per attempt\n            return session.get(\n"
+        "                url,\n                timeout=10,\n            )\n").replace(
+        "def fetch(session, url, retries=3):\n",
+        'def fetch(session, url, retries=3):\n    """Get url, retrying with backoff."""\n')
+    repo.write("src/client.py", reformatted)
+    assert _review(repo, reader, gate=0.0) == []
+    repo.write("src/client.py", reformatted.replace("timeout=10", "timeout=30"))
+    assert _review(repo, reader, gate=0.0)  # a real change in the same place is reviewed
