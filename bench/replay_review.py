@@ -54,6 +54,7 @@ from whylens.history.repo import open_repository
 from whylens.index.store import IndexStore
 from whylens.pipeline import run_index
 from whylens.retrieval.review import GATE, review
+from whylens.retrieval.review_hunks import file_view
 
 ROOT = Path(__file__).resolve().parents[1]
 BASELINE_COMMIT = "6dd27c1"  # main before issue 15: today's engine, for the same-run baseline
@@ -164,7 +165,8 @@ def run_engines(git_repo, reader, base: str, head: str, floor: float, baseline) 
                  read_base=read_base, patches=history_patches(git_repo),
                  message=change_message(git_repo, base, head))
     old = baseline.review(reader, git_repo.root, changes, read_head) if baseline else []
-    return [as_dict(s) for s in new], [as_dict(s) for s in old], sum(not c.binary for c in changes)
+    code = sum(1 for c in changes if (v := file_view(c, read_head, read_base)) is not None and v.hunks)
+    return [as_dict(s) for s in new], [as_dict(s) for s in old], code
 
 
 def mainline_after(repo: str, sha: str, chain: list[str], position: dict) -> tuple[str | None, str | None]:
@@ -280,7 +282,7 @@ def main() -> None:
             with open_repository(where) as git_repo, IndexStore(index_dir).reader() as reader:
                 new, old, texts = run_engines(git_repo, reader, base, head, args.floor, baseline)
             row = {"set": what, "target": sha, "at": at, "base": base, "head": head, "new": new,
-                   "old": old, "text_changes": texts, "seconds": round(time.perf_counter() - t0, 3)}
+                   "old": old, "code_changes": texts, "seconds": round(time.perf_counter() - t0, 3)}
             if what == "case":
                 later = meta["later"]
                 row |= {"kind": meta["kind"], "later": later,

@@ -109,8 +109,9 @@ def reapply(data: dict, gate: float, offsets: dict) -> None:
         rows = [r for r in data["results"] if r["set"] == what]
         if not rows:
             continue
-        applied = [r for r in rows if r.get("applied") and r.get("text_changes")]
-        binary = sum(1 for r in rows if r.get("applied") and not r.get("text_changes"))
+        changed = "code_changes" if rows and "code_changes" in rows[0] else "text_changes"
+        applied = [r for r in rows if r.get("applied") and r.get(changed)]
+        binary = sum(1 for r in rows if r.get("applied") and not r.get(changed))
         caught, missed = 0, []
         for r in applied:
             shown = at_gate(r["new"], gate, offsets)
@@ -119,8 +120,8 @@ def reapply(data: dict, gate: float, offsets: dict) -> None:
             else:
                 missed.append(r)
         old = sum(1 for r in applied if r["old"])
-        print(f"  {what:15} {len(rows)} reverts, {len(applied)} applied with text changes "
-              f"({binary} binary only): caught {pct((caught, len(applied)))}"
+        print(f"  {what:15} {len(rows)} reverts, {len(applied)} applied with code changes "
+              f"({binary} binary or layout only): caught {pct((caught, len(applied)))}"
               f"  (baseline: any comment at all on {old})")
         for r in missed:
             best = max((s["confidence"] for s in r["new"] if r["pair"]["revert"] in s["evidence"]), default=None)

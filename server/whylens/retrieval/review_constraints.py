@@ -23,7 +23,7 @@ from whylens.retrieval.evidence import item_text, record_outcome
 from whylens.retrieval.review_context import ReviewContext
 from whylens.retrieval.review_hunks import ChangedSymbol
 from whylens.retrieval.text import (
-    CODE_WORDS, STOP_WORDS, identifier_hits, identifiers, split_identifier,
+    CODE_WORDS, STOP_WORDS, content_words, identifier_hits, identifiers, split_identifier,
 )
 
 try:  # the search stream's semantic layer (static embedding vectors); optional
@@ -55,17 +55,11 @@ def stem(word: str) -> str:
 _KEEP = frozenset("fixed value values type line lines file files error errors exception exceptions".split())
 _STOP = (STOP_WORDS - _KEEP) | CODE_WORDS | frozenset(
     "because always never ensure must should need needs required require requires allowed allow".split())
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]{2,}")
 
 
 def stems(text: str) -> set[str]:
     """Stemmed content words of prose or code (identifiers split), without stop words."""
-    words: set[str] = set()
-    for match in _WORD.finditer(text or ""):
-        token = match.group(0)
-        words.add(token.lower())
-        words.update(split_identifier(token))
-    return {stem(w) for w in words if len(w) >= 3 and w not in _STOP and not w.isdigit()}
+    return {stem(w) for w in content_words(text, _STOP)}
 
 
 def current_facts(ctx: ReviewContext, facts: list[Unit], records: list[Record]) -> list[Unit]:

@@ -16,7 +16,8 @@ that re-applies a reverted change scores 0.95–1.
 the fix's own lines are taken out too).
 ``rewrites-fix``: the change removes lines a fix added but brings nothing of the old code back:
 0.3 + 0.3 × share, +0.15 when the fix is recent (≤ 180 days), +0.1 when it says why.
-Fixes of tests, typos, docs, lint, builds or merges are not failures to guard against: left out.
+Fixes of tests, typos, docs, lint, builds or merges are not failures to guard against, nor are
+fixes inside test files, vendored or generated files, or a file the change deletes: left out.
 Only matches inside the symbols the revert or fix changed count (or outside any symbol). A finding
 needs ``MIN_MATCHED`` shared fingerprints, or all of them when the revert or fix is tiny; it cites
 both commits and quotes the revert's or fix's reason.
@@ -33,6 +34,7 @@ from whylens.retrieval.review_hunks import FileView, git_lines
 from whylens.retrieval.review_patches import CommitPatch, FilePatch, PatchReader, reason
 from whylens.retrieval.review_tokens import fingerprint, fingerprint_in_context
 from whylens.retrieval.text import relative_age
+from whylens.symbols.skip import path_skip_reason
 
 FIX = re.compile(r"\b(fix(e[sd]|ing)?|bug|regression|broke|broken|crash\w*|hotfix)\b", re.I)
 REVERT_SUBJECT = re.compile(r"^\s*Revert\b", re.I)
@@ -102,7 +104,9 @@ def find_past(ctx: ReviewContext, views: list[FileView]) -> list[Past]:
     """Reverts that still stand and fixes (not themselves reverted) of the changed files."""
     found: dict[str, Past] = {}
     for view in views[:MAX_FILES]:
-        reverts = fixes = 0
+        reverts = 0
+        # a fix's regression test, a vendored copy, a file deleted whole: nothing to guard
+        fixes = MAX_FIXES_PER_FILE if not_guarded(view) else 0
         for entry in ctx.reader.file_history(view.path)[:MAX_HISTORY_SCAN]:
             # the entry was reverted, or is a revert (of a merge, which file history never lists)
             pairs = [(entry.commit, r) for r in ctx.reader.reverts_of(entry.commit) or ()]
@@ -131,6 +135,17 @@ def find_past(ctx: ReviewContext, views: list[FileView]) -> list[Past]:
                 fixes += 1
     ranked = sorted(found.values(), key=lambda p: (p.kind != "revert", -p.timestamp))
     return ranked[:MAX_COMMITS]
+
+
+_TEST_PATH = re.compile(r"(^|/)(tests?|spec|specs|__tests__|testing)/|(^|/)test_[^/]*$|"
+                        r"_test\.\w+$|\.(test|spec)\.\w+$")
+
+
+def not_guarded(view: FileView) -> bool:
+    """Files whose fixes are not failures a review guards against: tests, vendored or generated
+    copies, and files this change deletes whole."""
+    return view.change.status == "D" or bool(_TEST_PATH.search(view.path)) \
+        or path_skip_reason(view.path) in ("vendored", "generated", "minified", "lock_file")
 
 
 def _unquote(subject: str) -> str:
