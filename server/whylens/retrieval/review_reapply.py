@@ -15,9 +15,12 @@ that re-applies a reverted change scores 0.95–1.
 ``reintroduces-fixed``: share of the fix's replaced lines back; 0.5 + 0.4 × share (+0.1 when
 the fix's own lines are taken out too).
 ``rewrites-fix``: the change removes lines a fix added but brings nothing of the old code back:
-0.3 + 0.3 × share, +0.15 when the fix is recent (≤ 180 days), +0.1 when it says why.
+0.25 + 0.35 × share, +0.15 when the fix is at most 30 days old (+0.05 up to 180), +0.1 when it
+says why.
 Fixes of tests, typos, docs, lint, builds or merges are not failures to guard against, nor are
-fixes inside test files, vendored or generated files, or a file the change deletes: left out.
+fixes outside product source (tests, examples, docs, vendored or generated files) or in a file the
+change deletes: left out. A deleted file counts against a revert only when the revert restored
+most of it (the change deletes again what the revert brought back).
 Only matches inside the symbols the revert or fix changed count (or outside any symbol). A finding
 needs ``MIN_MATCHED`` shared fingerprints, or all of them when the revert or fix is tiny; it cites
 both commits and quotes the revert's or fix's reason.
@@ -34,6 +37,7 @@ from whylens.retrieval.review_hunks import FileView, git_lines
 from whylens.retrieval.review_patches import CommitPatch, FilePatch, PatchReader, reason
 from whylens.retrieval.review_tokens import fingerprint, fingerprint_in_context
 from whylens.retrieval.text import relative_age
+from whylens.symbols.languages import language_for_path
 from whylens.symbols.skip import path_skip_reason
 
 FIX = re.compile(r"\b(fix(e[sd]|ing)?|bug|regression|broke|broken|crash\w*|hotfix)\b", re.I)
@@ -137,14 +141,16 @@ def find_past(ctx: ReviewContext, views: list[FileView]) -> list[Past]:
     return ranked[:MAX_COMMITS]
 
 
-_TEST_PATH = re.compile(r"(^|/)(tests?|spec|specs|__tests__|testing)/|(^|/)test_[^/]*$|"
-                        r"_test\.\w+$|\.(test|spec)\.\w+$")
+_NOT_PRODUCT = re.compile(r"(^|/)(tests?|spec|specs|__tests__|testing|examples?|samples?|demos?|"
+                          r"docs?|benchmarks?)/|(^|/)test_[^/]*$|_test\.\w+$|\.(test|spec)\.\w+$")
 
 
 def not_guarded(view: FileView) -> bool:
-    """Files whose fixes are not failures a review guards against: tests, vendored or generated
-    copies, and files this change deletes whole."""
-    return view.change.status == "D" or bool(_TEST_PATH.search(view.path)) \
+    """Files whose fixes are not failures a review guards against: anything but product source
+    (tests, examples, docs, files of no programming language), vendored or generated copies,
+    and files this change deletes whole."""
+    return view.change.status == "D" or bool(_NOT_PRODUCT.search(view.path)) \
+        or language_for_path(view.path) is None \
         or path_skip_reason(view.path) in ("vendored", "generated", "minified", "lock_file")
 
 
@@ -186,6 +192,14 @@ def within(found: Overlap, prints: ChangePrints, symbols: set[str]) -> Overlap:
     return Overlap(back, taken, found.could_return, found.could_go)
 
 
+def _swept_away(view: FileView, patch: FilePatch, found: Overlap) -> bool:
+    """The file is deleted whole and only that takes out what the revert restored: unless the
+    revert restored most of the file, the deletion is not about it."""
+    if view.change.status != "D" or found.back:
+        return False
+    return len(patch.added) < 0.5 * len(git_lines(view.base_text))
+
+
 def substantial(found: Overlap) -> bool:
     possible = found.could_return + found.could_go
     return found.matched >= min(MIN_MATCHED, possible) and found.matched > 0
@@ -216,7 +230,7 @@ def check(ctx: ReviewContext, views: list[FileView], patches: PatchReader | None
             symbols = {e.symbol for e in ctx.reader.events_of(item.sha) if e.path in (old, path)}
             if symbols:
                 found = within(found, prints[path], symbols)
-            if substantial(found):
+            if substantial(found) and not _swept_away(by_path[path], patch, found):
                 _report(ctx, prints[path], item, commit, found)
 
 
@@ -249,7 +263,8 @@ def _report(ctx: ReviewContext, prints: ChangePrints, item: Past, commit: Commit
         ctx.add(view.path, line, side, "reintroduces-fixed", body, confidence, (item.sha,), symbol)
         return
     explained = len(why.split()) >= 6 and why.rstrip(".") != item.subject.strip().rstrip(".")
-    confidence = 0.3 + 0.3 * found.taken_share + (0.15 if recent else 0) + (0.1 if explained else 0)
+    fresh = 0.15 if ctx.recent(item.timestamp, days=30) else 0.05 if recent else 0.0
+    confidence = 0.25 + 0.35 * found.taken_share + fresh + (0.1 if explained else 0)
     body = (f"This rewrites lines that a fix added: {change_ref(item.sha, item.pr, ctx.links)} "
             f"“{one_line(item.subject, 100)}” ({when}): “{why}” "
             f"{found.taken_share:.0%} of its lines are changed here; check that what it fixed stays fixed.")
