@@ -28,6 +28,17 @@ temporary shared clone (a commit made there by ``git apply --3way --cached``); e
 with the index as of that state. Caught = a ``reintroduces-revert`` suggestion at the gate
 citing that revert.
 
+Labels (bench/labels/review-NAME.tsv, ``label`` = useful / noise, by hand, for every suggestion at
+the gate): ``useful`` when a reviewer of that change would want the comment — the cited revert /
+fix / pitfall / constraint concerns what the change modifies (re-adding ``max_retries`` after its
+first version was reverted; a refactor that drops the guard a fix added; flipping
+``decode_content`` against "urllib3, don't decode content"); for co-change, when the untouched
+partner plausibly needs the same change (two templates carrying the same links). ``noise`` when
+it concerns something the change does not touch, the change is docs / formatting only, the fix's
+logic survives the edit (moved, renamed, re-indented), the code is removed on purpose (a feature
+or helper deleted), the partner needs nothing, or it repeats a comment already made on the same
+change.
+
 Runtime on 2 shared cores: a full index of the repository, then about one incremental index
 update and two reviews per job; requests (250 ordinary, 198 cases) took ~25 min.
 """

@@ -109,9 +109,10 @@ def reapply(data: dict, gate: float, offsets: dict) -> None:
         rows = [r for r in data["results"] if r["set"] == what]
         if not rows:
             continue
-        changed = "code_changes" if rows and "code_changes" in rows[0] else "text_changes"
-        applied = [r for r in rows if r.get("applied") and r.get(changed)]
-        binary = sum(1 for r in rows if r.get("applied") and not r.get(changed))
+        def code(r):
+            return r.get("code_changes", r.get("text_changes", 0))
+        applied = [r for r in rows if r.get("applied") and code(r)]
+        binary = sum(1 for r in rows if r.get("applied") and not code(r))
         caught, missed = 0, []
         for r in applied:
             shown = at_gate(r["new"], gate, offsets)

@@ -7,7 +7,8 @@ A coarse search: each kind's confidence may be shifted by 0, -0.1, -0.2 or switc
 gate runs over 0.50..0.85 (every combination). Unlabelled suggestions count as noise (the conservative side). Among
 the settings whose pooled precision (cases and ordinary changes, hand labels) reaches
 --min-precision with at most --max-per100 comments per 100 ordinary changes on every repository,
-the one with the best pooled recall wins, then the most useful comments (the cap of 10 per change is ignored: it never binds
+(``--keep`` kinds never shifted) and every kind showing 3 comments or more reaching --min-kind-precision, the one with the best
+pooled recall wins, then the most useful comments (the cap of 10 per change is ignored: it never binds
 near the gate) (ties: fewer kinds switched off, smaller shifts, lower
 gate). The winner is printed for review; it is baked into ``retrieval/review.py`` by hand
 (``KIND_SHIFT``, ``GATE``), then the tune replays are re-run to confirm it.
@@ -80,20 +81,25 @@ def tables(repos: list[dict]) -> tuple[dict, int, list[int]]:
 def evaluate(table, cases: int, n_ordinary: list[int], shifts: dict[str, float], gate: float) -> dict:
     mask = useful = shown = 0
     comments = [0] * len(n_ordinary)
+    weakest = 1.0  # the lowest precision of a kind that shows at least 3 comments
     for k, v in shifts.items():
         if v <= OFF:
             continue
         m, u, s, c = table[(k, round(gate - v, 2))]
+        if s >= 3:
+            weakest = min(weakest, u / s)
         mask, useful, shown = mask | m, useful + u, shown + s
         comments = [a + b for a, b in zip(comments, c)]
     hits = bin(mask).count("1")
     return {"recall": hits / max(1, cases), "hits": hits, "cases": cases,
             "precision": useful / shown if shown else 0.0, "useful": useful, "shown": shown,
-            "per100": [100 * c / max(1, n) for c, n in zip(comments, n_ordinary)]}
+            "per100": [100 * c / max(1, n) for c, n in zip(comments, n_ordinary)],
+            "weakest": weakest}
 
 
 def feasible(m: dict, args) -> bool:
-    return m["shown"] > 0 and m["precision"] >= args.min_precision and max(m["per100"]) <= args.max_per100
+    return m["shown"] > 0 and m["precision"] >= args.min_precision \
+        and max(m["per100"]) <= args.max_per100 and m["weakest"] >= args.min_kind_precision
 
 
 def rank(m: dict, shifts: dict[str, float], gate: float) -> tuple:
@@ -106,12 +112,18 @@ def main() -> None:
     parser.add_argument("results", nargs="+")
     parser.add_argument("--min-precision", type=float, default=0.6)
     parser.add_argument("--max-per100", type=float, default=5.0)
+    parser.add_argument("--min-kind-precision", type=float, default=0.4,
+                        help="every kind showing 3 comments or more must reach this precision")
+    parser.add_argument("--keep", action="append", default=["reintroduces-revert"], metavar="KIND",
+                        help="kinds never shifted (default: reintroduces-revert, whose re-applied "
+                             "reverts must always be caught)")
     args = parser.parse_args()
     repos = prepare(args.results)
     table, cases, n_ordinary = tables(repos)
     kinds = sorted({k for k, _t in table})
     best = None
-    for combo in itertools.product(SHIFTS, repeat=len(kinds)):
+    choices = [(0.0,) if k in args.keep else SHIFTS for k in kinds]
+    for combo in itertools.product(*choices):
         shifts = dict(zip(kinds, combo))
         for gate in GATES:
             m = evaluate(table, cases, n_ordinary, shifts, gate)

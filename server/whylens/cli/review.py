@@ -32,6 +32,9 @@ def register(subparsers) -> None:
     p.add_argument("--format", choices=FORMATS, default="markdown",
                    help="markdown (to paste), json, github (the create-a-review API body), sarif")
     p.add_argument("--max", type=int, default=10, dest="cap", help="at most N suggestions (10)")
+    p.add_argument("--gate", type=float, default=None, metavar="C",
+                   help="show suggestions from this confidence on (default: the calibrated gate; "
+                        "lower shows more, and less precise, comments)")
     add_repo_args(p)
     p.set_defaults(handler=cmd_pr_comments)
 
@@ -207,11 +210,8 @@ def cmd_pr_comments(args) -> int:
 
     if args.cap < 0:
         raise InvalidInputError("--max must be 0 or more")
-    if args.diff:
-        info, suggestions, links = _review_patch(args, args.cap)
-        for item in info["diff"]["skipped"]:
-            print(f"whylens: not reviewed: {item['path']} ({item['reason']})", file=sys.stderr)
-        return _print(args.format, info, suggestions, links)
+    if args.gate is not None and not 0 <= args.gate <= 1:
+        raise InvalidInputError("--gate must be between 0 and 1")
     with open_repository(args.repo) as repo:
         try:
             base = pick_base(repo, args.base)
@@ -222,8 +222,9 @@ def cmd_pr_comments(args) -> int:
         changes = diff_changes(repo, base, head)
         read_head = revision_reader(repo, head) if head else working_tree_reader(repo.root)
         with open_reader(args) as reader:
+            gate = {} if args.gate is None else {"gate": args.gate}
             report = review_report(
-                reader, repo.root, changes, read_head, cap=args.cap,
+                reader, repo.root, changes, read_head, cap=args.cap, **gate,
                 read_base=revision_reader(repo, base), patches=history_patches(repo),
                 message=change_message(repo, base, head))
             links = links_for(reader, repo.root)

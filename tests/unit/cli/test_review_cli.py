@@ -144,3 +144,9 @@ def test_unmerged_paths_in_the_working_tree(indexed, capsys):
     err = capsys.readouterr().err
     assert "unmerged paths (src/pool.py)" in err
     assert main(["pr-comments", *common, "--base", shas["never_block"], "--head", "HEAD"]) == 0
+
+
+def test_a_gate_outside_zero_to_one_is_bad_input(indexed, capsys):
+    _repo, _shas, common = indexed
+    assert main(["pr-comments", *common, "--gate", "1.5"]) == 2
+    assert "--gate must be between 0 and 1" in capsys.readouterr().err

@@ -149,7 +149,8 @@ def coupled_repo(make_repo, index_dir):
 def test_a_partner_that_always_changes_with_it_is_named_when_left_out(coupled_repo):
     repo, reader = coupled_repo
     repo.write("a.py", COUPLED_A.format(n=7))
-    found = _kind(_review(repo, reader), "co-change")
+    assert not _kind(_review(repo, reader), "co-change")  # calibrated under the default gate
+    found = _kind(_review(repo, reader, gate=0.3), "co-change")
     assert len(found) == 1
     s = found[0]
     assert (s.path, s.line, s.symbol) == ("a.py", 2, "f")
@@ -177,3 +178,27 @@ def test_reformatting_and_rewording_are_not_reviewed(retry_repo):
     assert _review(repo, reader, gate=0.0) == []
     repo.write("src/client.py", reformatted.replace("timeout=10", "timeout=30"))
     assert _review(repo, reader, gate=0.0)  # a real change in the same place is reviewed
+
+
+def test_deleting_again_a_file_a_revert_restored_is_caught_a_bigger_deletion_is_not(make_repo, index_dir):
+    repo = make_repo("deleted")
+    helpers = "".join(f"def helper_{i}(value):\n    return value * {i} + {i}\n\n\n" for i in range(12))
+    legacy = "def legacy_parse(text):\n    return text.split(',')\n"
+    repo.commit("Add helpers and the legacy parser\n", {"src/helpers.py": helpers, "src/legacy.py": legacy})
+    gone = repo.commit("Drop the legacy parser\n", {"src/legacy.py": None})
+    back = repo.commit(f'Revert "Drop the legacy parser"\n\nThis reverts commit {gone}.\n\n'
+                       "Plugins still import legacy_parse.\n", {"src/legacy.py": legacy})
+    trimmed = repo.commit("Drop helper 3\n", {"src/helpers.py": helpers.replace(
+        "def helper_3(value):\n    return value * 3 + 3\n\n\n", "")})
+    restored = repo.commit(f'Revert "Drop helper 3"\n\nThis reverts commit {trimmed}.\n\n'
+                           "helper_3 is public API.\n", {"src/helpers.py": helpers})
+    run_index(repo.root, index_dir)
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.git("rm", "-q", "src/legacy.py")
+    with IndexStore(index_dir).reader() as reader:
+        found = _kind(_review(repo, reader), "reintroduces-revert")
+        assert [s.evidence for s in found] == [(gone, back)]
+        assert found[0].side == "LEFT" and "Plugins still import legacy_parse." in found[0].body
+        repo.git("checkout", "-q", "HEAD", "--", "src/legacy.py")
+        repo.git("rm", "-q", "src/helpers.py")  # deletes helper_3 too, but the file was not about it
+        assert all(restored not in s.evidence for s in _review(repo, reader, gate=0.0))
