@@ -25,8 +25,10 @@ with its gate lowered to --floor and no cap, so that every threshold can be scor
 the reverted change is applied again (a) on the revert itself (base = the revert, head = its
 parent: exactly the revert's inverse) and (b) on the mainline commit after it, through a
 temporary shared clone (a commit made there by ``git apply --3way --cached``); each is reviewed
-with the index as of that state. Caught = a ``reintroduces-revert`` suggestion at the gate
-citing that revert.
+with the index as of that state (the first mainline commit containing the revert). Caught = a
+``reintroduces-revert`` suggestion at the gate citing that revert. Left out of the count, and
+reported: layout-only or binary re-applications, and reverts already undone in that index (a
+revert reverted inside the same pull request no longer stands).
 
 Labels (bench/labels/review-NAME.tsv, ``label`` = useful / noise, by hand, for every suggestion at
 the gate): ``useful`` when a reviewer of that change would want the comment — the cited revert /
@@ -264,7 +266,8 @@ def main() -> None:
                 mainline, after = mainline_after(repo, reverting, chain, position)
                 if mainline is None:
                     continue
-                pair = {"reverted": reverted, "revert": reverting,
+                undone_by = [b for a, b in pairs if a == reverting]  # the revert was reverted too
+                pair = {"reverted": reverted, "revert": reverting, "undone_by": undone_by,
                         "subject": commits[reverting]["subject"]}
                 jobs.append(("reapply-revert", reverting, mainline, reverting,
                              commits[reverting]["parents"][0], pair))
@@ -301,7 +304,10 @@ def main() -> None:
                         "later_files": sorted(files.get(later, ())),
                         "later_symbols": sorted([list(t) for t in events.get(later, ())])}
             elif meta is not None:
-                row |= {"pair": meta, "applied": True}
+                # reviewed with an index in which the revert was already undone (in the same pull
+                # request): bringing the change back is then no longer against a standing revert
+                undone = any(is_ancestor(repo, u, at) for u in meta.get("undone_by", ()))
+                row |= {"pair": meta, "applied": True, "revert_undone": undone}
             results.append(row)
 
     out = {"repo": repo, "name": name, "head": git(repo, "rev-parse", "HEAD").strip(),

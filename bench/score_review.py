@@ -111,7 +111,8 @@ def reapply(data: dict, gate: float, offsets: dict) -> None:
             continue
         def code(r):
             return r.get("code_changes", r.get("text_changes", 0))
-        applied = [r for r in rows if r.get("applied") and code(r)]
+        undone = sum(1 for r in rows if r.get("applied") and code(r) and r.get("revert_undone"))
+        applied = [r for r in rows if r.get("applied") and code(r) and not r.get("revert_undone")]
         binary = sum(1 for r in rows if r.get("applied") and not code(r))
         caught, missed = 0, []
         for r in applied:
@@ -122,7 +123,8 @@ def reapply(data: dict, gate: float, offsets: dict) -> None:
                 missed.append(r)
         old = sum(1 for r in applied if r["old"])
         print(f"  {what:15} {len(rows)} reverts, {len(applied)} applied with code changes "
-              f"({binary} binary or layout only): caught {pct((caught, len(applied)))}"
+              f"({binary} binary or layout only, {undone} with the revert already undone): "
+              f"caught {pct((caught, len(applied)))}"
               f"  (baseline: any comment at all on {old})")
         for r in missed:
             best = max((s["confidence"] for s in r["new"] if r["pair"]["revert"] in s["evidence"]), default=None)

@@ -7,9 +7,10 @@ change's message:
 
 - lexically (always): distinctive names both mention, and content words both use (light stemming,
   so "retries" meets ``retry``);
-- semantically, when the ``whylens.semantic`` package is installed: the cosine of the static
-  vectors of the Fact and of (message + added code words). It only counts from ``SEMANTIC_MIN``,
-  which is None (off) until it is calibrated on the tune repositories' replay labels.
+- semantically, when the ``whylens.semantic`` package is there (``embed(texts)`` → unit rows): the
+  cosine of the static vectors of the Fact and of (message + added code words). It only counts
+  from ``SEMANTIC_MIN``, which is None (off) until it is calibrated on the tune repositories'
+  replay labels (bench/tune_review.py over a replay run with it set low).
 """
 
 from __future__ import annotations
@@ -118,19 +119,13 @@ def constraints(ctx: ReviewContext, where: ChangedSymbol, facts: list[Unit], mes
 
 
 def semantic_similarity(a: str, b: str) -> float | None:
-    """Cosine of ``a`` and ``b`` by ``whylens.semantic`` (``similarity(a, b)`` or ``embed(texts)``),
-    or None when the package is absent or fails."""
+    """Cosine of ``a`` and ``b`` from ``whylens.semantic.embed`` (unit rows: their dot product),
+    or None when the package is absent, its data cannot be loaded, or a text has no known token."""
     if _semantic is None:
         return None
     try:
-        similarity = getattr(_semantic, "similarity", None)
-        if similarity is not None:
-            return float(similarity(a, b))
-        embed = getattr(_semantic, "embed", None)
-        if embed is None:
-            return None
-        va, vb = (list(map(float, v)) for v in embed([a, b]))
+        va, vb = (list(map(float, row)) for row in _semantic.embed([a, b]))
         norm = math.sqrt(sum(x * x for x in va)) * math.sqrt(sum(x * x for x in vb))
-        return sum(x * y for x, y in zip(va, vb)) / norm if norm else 0.0
+        return sum(x * y for x, y in zip(va, vb)) / norm if norm else None
     except Exception:  # noqa: BLE001 - an optional layer never breaks a review
         return None

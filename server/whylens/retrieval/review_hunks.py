@@ -37,6 +37,7 @@ class FileView:
     added: tuple[tuple[int, str], ...]  # lines of the hunks that change code
     removed: tuple[tuple[int, str], ...]
     hunks: tuple[Hunk, ...] = ()  # the hunks that change code (not only layout or prose)
+    base_symbols: tuple[Symbol, ...] = ()  # the base version's outline (where removed lines sat)
 
     @property
     def path(self) -> str:
@@ -49,6 +50,10 @@ class FileView:
 
     def symbol_at(self, line: int) -> Symbol | None:
         return symbol_at(list(self.symbols), line) if self.symbols else None
+
+    def base_symbol_at(self, old_line: int) -> Symbol | None:
+        """The symbol a removed line sat in (base numbering)."""
+        return symbol_at(list(self.base_symbols), old_line) if self.base_symbols else None
 
     def changed_symbols(self) -> list[ChangedSymbol]:
         return changed_symbols(replace(self.change, hunks=self.hunks), self.head_text, list(self.symbols))
@@ -84,11 +89,13 @@ def file_view(change: FileChange, read_head: TextReader, read_base: TextReader |
         kept.append(hunk)
         added += new
         removed += old
+    base_outline = head_outline(change.old_path or change.path, base) if removed else []
     return FileView(change, head, base, tuple(head_outline(change.path, head)), tuple(added),
-                    tuple(removed), tuple(kept))
+                    tuple(removed), tuple(kept), tuple(base_outline))
 
 
 def head_outline(path: str, text: str | None) -> list[Symbol]:
+    """The outline of ``text`` (either side of a change) for the language of ``path``."""
     if text is None:
         return []
     data = text.encode("utf-8", "replace")

@@ -182,13 +182,12 @@ def within(found: Overlap, prints: ChangePrints, symbols: set[str]) -> Overlap:
     same parameter list in another function is a coincidence, not a re-introduction."""
     short = {s.rsplit(".", 1)[-1] for s in symbols}
 
-    def inside(line: int) -> bool:
-        symbol = prints.view.symbol_at(line)
+    def inside(symbol) -> bool:
         return symbol is None or symbol.name in symbols or symbol.short_name in short
 
-    back = frozenset(k for k in found.back if inside(prints.added.line_of(k)))
-    taken = frozenset(k for k in found.taken
-                      if inside(_new_line(prints.view, prints.removed.line_of(k))))
+    view = prints.view
+    back = frozenset(k for k in found.back if inside(view.symbol_at(prints.added.line_of(k))))
+    taken = frozenset(k for k in found.taken if inside(_old_symbol(view, prints.removed.line_of(k))))
     return Overlap(back, taken, found.could_return, found.could_go)
 
 
@@ -238,7 +237,7 @@ def _report(ctx: ReviewContext, prints: ChangePrints, item: Past, commit: Commit
             found: Overlap) -> None:
     view = prints.view
     side, line = _anchor(prints, found)
-    symbol = view.symbol_at(line if side == "RIGHT" else _new_line(view, line))
+    symbol = view.symbol_at(line) if side == "RIGHT" else _old_symbol(view, line)
     why = one_line(reason(commit.message), 200)
     why += "" if why.endswith((".", "!", "?", "…")) else "."
     when = relative_age(item.timestamp, ctx.now)
@@ -286,6 +285,14 @@ def _anchor(prints: ChangePrints, found: Overlap) -> tuple[str, int]:
     if found.back:
         return "RIGHT", min(prints.added.line_of(k) for k in found.back)
     return "LEFT", min(prints.removed.line_of(k) for k in found.taken)
+
+
+def _old_symbol(view: FileView, old_line: int):
+    """Where a removed line sat: the base outline's symbol (a deleted function is only there),
+    else the head symbol where the deletion lands."""
+    if view.base_symbols:
+        return view.base_symbol_at(old_line)
+    return view.symbol_at(_new_line(view, old_line))
 
 
 def _new_line(view: FileView, old_line: int) -> int:

@@ -202,3 +202,22 @@ def test_deleting_again_a_file_a_revert_restored_is_caught_a_bigger_deletion_is_
         repo.git("checkout", "-q", "HEAD", "--", "src/legacy.py")
         repo.git("rm", "-q", "src/helpers.py")  # deletes helper_3 too, but the file was not about it
         assert all(restored not in s.evidence for s in _review(repo, reader, gate=0.0))
+
+
+def test_deleting_again_a_function_a_revert_restored(make_repo, index_dir):
+    """The removed lines sit in a function the head no longer has: matched by the base outline."""
+    repo = make_repo("function")
+    handler = ("def register_error_handler(app, code, fn):\n    app.handlers[code] = fn\n"
+               "    return fn\n\n\n")
+    rest = "def route(app, path):\n    return app.rules.setdefault(path, [])\n"
+    repo.commit("Add the app helpers\n", {"app.py": handler + rest})
+    drop = repo.commit("Drop register_error_handler\n", {"app.py": rest})
+    back = repo.commit(f'Revert "Drop register_error_handler"\n\nThis reverts commit {drop}.\n\n'
+                       "Extensions register their handlers with it.\n", {"app.py": handler + rest})
+    run_index(repo.root, index_dir)
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.write("app.py", rest)
+    with IndexStore(index_dir).reader() as reader:
+        found = _kind(_review(repo, reader), "reintroduces-revert")
+    assert [(s.evidence, s.side, s.line, s.symbol) for s in found] == [
+        ((drop, back), "LEFT", 1, "register_error_handler")]
