@@ -70,7 +70,7 @@ from whylens.retrieval.review import GATE, review
 from whylens.retrieval.review_hunks import file_view
 
 ROOT = Path(__file__).resolve().parents[1]
-BASELINE_COMMIT = "6dd27c1"  # main before issue 15: today's engine, for the same-run baseline
+BASELINE_COMMIT = "aa94da6"  # main before issue 15 landed: today's engine, the same-run baseline
 FIX = re.compile(r"\b(fix(e[sd]|ing)?|bug|regression|broke|broken|crash\w*|hotfix)\b", re.I)
 REVERT = re.compile(r"^Revert\b", re.I)
 

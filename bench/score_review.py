@@ -94,7 +94,8 @@ def score(data: dict, engine: str, gate: float, offsets: dict, labels: dict) -> 
         "recall": (sum(hits.values()), len(cases)), "recall_by_kind": {k: (hits[k], n) for k, n in by_kind.items()},
         "per100": 100 * comments / max(1, len(ordinary)), "comments": comments,
         "precision": (useful, labelled),
-        "precision_ordinary": (judged[("ordinary", "useful")], judged[("ordinary", "useful")] + judged[("ordinary", "noise")]),
+        "precision_ordinary": (judged[("ordinary", "useful")],
+                               judged[("ordinary", "useful")] + judged[("ordinary", "noise")]),
         "unlabelled": unlabelled, "kinds": kinds,
     }
 

@@ -1,17 +1,17 @@
 """Choose the review gate and per-kind shifts on the tune repositories' replays (never held-out).
 
     python bench/tune_review.py bench/out/requests.json bench/out/express.json \
-        [--min-precision 0.6] [--max-per100 5]
+        [--min-precision 0.6] [--max-per100 5] [--min-kind-precision 0.4]
 
-A coarse search: each kind's confidence may be shifted by 0, -0.1, -0.2 or switched off, and the
-gate runs over 0.50..0.85 (every combination). Unlabelled suggestions count as noise (the conservative side). Among
-the settings whose pooled precision (cases and ordinary changes, hand labels) reaches
---min-precision with at most --max-per100 comments per 100 ordinary changes on every repository,
-(``--keep`` kinds never shifted) and every kind showing 3 comments or more reaching --min-kind-precision, the one with the best
-pooled recall wins, then the most useful comments (the cap of 10 per change is ignored: it never binds
-near the gate) (ties: fewer kinds switched off, smaller shifts, lower
-gate). The winner is printed for review; it is baked into ``retrieval/review.py`` by hand
-(``KIND_SHIFT``, ``GATE``), then the tune replays are re-run to confirm it.
+A coarse search: each kind's confidence may be shifted by 0, -0.1, -0.2 or switched off
+(``--keep`` kinds, re-introduced reverts by default, never are), and the gate runs over
+0.50..0.85, every combination. Unlabelled suggestions count as noise (the conservative side).
+Among the settings whose pooled precision (cases and ordinary changes, hand labels) reaches
+--min-precision, with at most --max-per100 comments per 100 ordinary changes on every repository
+and every kind showing 3 comments or more reaching --min-kind-precision, the best pooled recall
+wins, then the most useful comments (ties: fewer kinds switched off, smaller shifts, lower gate).
+The cap of 10 per change is ignored (it never binds near the gate). The winner is printed for
+review and baked into ``retrieval/review.py`` by hand (``KIND_SHIFT``, ``GATE``).
 """
 
 from __future__ import annotations

@@ -14,9 +14,9 @@ from pathlib import Path
 
 from whylens.cli.common import add_repo_args, open_reader
 from whylens.errors import InvalidInputError, UnknownRevisionError
+from whylens.symbols.skip import MAX_SOURCE_BYTES
 
 FORMATS = ("markdown", "json", "github", "sarif")
-MAX_HEAD_BYTES = 1_000_000
 MAX_MESSAGE_CHARS = 20_000
 
 
@@ -76,8 +76,9 @@ def history_patches(repo):
             return {}
         status, out, _ = repo.run(
             *config_pins(), "-c", "log.showSignature=false", "-c", "i18n.logOutputEncoding=UTF-8",
-            "log", "--no-walk=unsorted", "--ignore-missing", f"--format={LOG_FORMAT}", "-p", f"-U{CONTEXT}", "--no-color",
-            "--no-ext-diff", "--no-textconv", "--no-renames", "--src-prefix=a/", "--dst-prefix=b/",
+            "log", "--no-walk=unsorted", "--ignore-missing", f"--format={LOG_FORMAT}", "-p",
+            f"-U{CONTEXT}", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames",
+            "--src-prefix=a/", "--dst-prefix=b/",
             *shas, "--", *[f":(literal){p}" for p in paths], check=False)
         return parse_log(out.decode("utf-8", "replace")) if status == 0 else {}
     return read
@@ -185,10 +186,10 @@ def patch_changes(root: Path, text: str) -> tuple[list, dict[str, str], list[dic
     return changes, heads, skipped
 
 
-def _review_patch(args, cap: int) -> tuple[dict, list, object]:
+def _review_patch(args, cap: int, gate: dict) -> tuple[dict, object, object]:
     from whylens.cli.common import location
     from whylens.cli.why import links_for
-    from whylens.retrieval.review import review
+    from whylens.retrieval.review import review_report
 
     if args.base or args.head:
         raise InvalidInputError("give either --diff or --base/--head, not both")
@@ -196,10 +197,10 @@ def _review_patch(args, cap: int) -> tuple[dict, list, object]:
     root = where.root
     changes, heads, skipped = patch_changes(root, read_patch(args.diff))
     with open_reader(args, where) as reader:
-        suggestions = review(reader, root, changes, heads.get, cap=cap)
+        report = review_report(reader, root, changes, heads.get, cap=cap, **gate)
         links = links_for(reader, root)
     info = {"base": None, "head": None, "diff": {"files": len(changes), "skipped": skipped}}
-    return info, suggestions, links
+    return info, report, links
 
 
 def cmd_pr_comments(args) -> int:
@@ -212,6 +213,12 @@ def cmd_pr_comments(args) -> int:
         raise InvalidInputError("--max must be 0 or more")
     if args.gate is not None and not 0 <= args.gate <= 1:
         raise InvalidInputError("--gate must be between 0 and 1")
+    gate = {} if args.gate is None else {"gate": args.gate}
+    if args.diff:
+        info, report, links = _review_patch(args, args.cap, gate)
+        for item in info["diff"]["skipped"]:
+            print(f"whylens: not reviewed: {item['path']} ({item['reason']})", file=sys.stderr)
+        return _print(args.format, info, report, links)
     with open_repository(args.repo) as repo:
         try:
             base = pick_base(repo, args.base)
@@ -222,24 +229,31 @@ def cmd_pr_comments(args) -> int:
         changes = diff_changes(repo, base, head)
         read_head = revision_reader(repo, head) if head else working_tree_reader(repo.root)
         with open_reader(args) as reader:
-            gate = {} if args.gate is None else {"gate": args.gate}
             report = review_report(
                 reader, repo.root, changes, read_head, cap=args.cap, **gate,
                 read_base=revision_reader(repo, base), patches=history_patches(repo),
                 message=change_message(repo, base, head))
             links = links_for(reader, repo.root)
+    return _print(args.format, {"base": base, "head": head}, report, links)
+
+
+def _print(form: str, info: dict, report, links) -> int:
+    from whylens.render import review as render
+
     suggestions, notices = report.suggestions, list(report.notices)
-    head_label = head[:12] if head else "working tree"
-    if args.format == "json":
-        out = {"base": base, "head": head, "suggestions": suggestions_json(suggestions),
-               "notices": notices}
+    base, head = info["base"], info["head"]
+    if form == "json":
+        out = {**info, "suggestions": suggestions_json(suggestions), "notices": notices}
         print(json.dumps(out, ensure_ascii=False, indent=2))
-    elif args.format == "github":
+    elif form == "github":
         print(json.dumps(render.github(suggestions, links, commit_id=head, notices=notices),
                          ensure_ascii=False, indent=2))
-    elif args.format == "sarif":
+    elif form == "sarif":
         print(json.dumps(render.sarif(suggestions, links, base=base, head=head, notices=notices),
                          ensure_ascii=False, indent=2))
+    elif base is None:
+        print(render.markdown(suggestions, links, notices=notices))
     else:
-        print(render.markdown(suggestions, links, base=base[:12], head=head_label, notices=notices))
+        print(render.markdown(suggestions, links, base=base[:12],
+                              head=head[:12] if head else "working tree", notices=notices))
     return 0

@@ -284,7 +284,8 @@ class IndexReader:
 
     @_guarded
     def co_changes(self, path: str, recent: int = 200, max_files: int = 30,
-                   symbol: str | None = None, min_together: int = 1):
+                   symbol: str | None = None, min_together: int = 1,
+                   ) -> tuple[int, list[tuple[str, str | None, int, float, int]], int]:
         """Files (or symbols) changed together with ``path`` (``lookups.co_changes``)."""
         return lookups.co_changes(self._conn, path, recent, max_files, symbol, min_together)
 

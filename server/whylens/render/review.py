@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from whylens import __version__
@@ -46,8 +47,8 @@ def _kind_title(kind: str) -> str:
     return KIND_TITLES.get(kind, kind)
 
 
-def markdown(suggestions: list[Suggestion], links=None, base: str | None = None,
-             head: str | None = None, notices=()) -> str:
+def markdown(suggestions: list[Suggestion], links: WebLinks | None = None, base: str | None = None,
+             head: str | None = None, notices: Sequence[str] = ()) -> str:
     """A summary a human can paste into a review; ``notices`` (a capped diff, nothing to
     review) come first."""
     span = f" ({base or 'base'} → {head or 'working tree'})" if (base or head) else ""
@@ -64,8 +65,8 @@ def markdown(suggestions: list[Suggestion], links=None, base: str | None = None,
     return "\n".join(lines)
 
 
-def github(suggestions: list[Suggestion], links=None, commit_id: str | None = None,
-           notices=()) -> dict:
+def github(suggestions: list[Suggestion], links: WebLinks | None = None,
+           commit_id: str | None = None, notices: Sequence[str] = ()) -> dict[str, Any]:
     """The body of ``POST /repos/{owner}/{repo}/pulls/{n}/reviews`` (event COMMENT).
 
     Every comment is on one line of the diff (``line`` + ``side``, no ``start_line``): the
@@ -99,8 +100,9 @@ def _evidence_uris(s: Suggestion, links: WebLinks | None) -> list[str]:
     return [links.commit(e) for e in s.evidence if len(e) == 40 and all(c in "0123456789abcdef" for c in e)]
 
 
-def sarif(suggestions: list[Suggestion], links=None, base: str | None = None,
-          head: str | None = None, help_uri: str | None = None, notices=()) -> dict:
+def sarif(suggestions: list[Suggestion], links: WebLinks | None = None, base: str | None = None,
+          head: str | None = None, help_uri: str | None = None,
+          notices: Sequence[str] = ()) -> dict[str, Any]:
     """A SARIF 2.1.0 log: one rule per kind, one result per suggestion (level ``note``).
 
     Each result's provenance URLs (commits it rests on) are in ``properties.helpUris`` and as

@@ -16,14 +16,15 @@ The checks, each in its own module with its confidence set out next to it:
 ``GATE`` drops the rest; it was chosen on the tune repositories' replay (bench/replay_review.py,
 hand labels in bench/labels/review-requests.tsv and review-express.tsv) and reported on held-out
 ones. ``cap`` keeps the best; one point (path, line, side) gets one suggestion of each kind, and
-one piece of evidence is never cited twice. A diff of more than ``MAX_REVIEW_LINES`` changed lines is reviewed up to that
-many (files in diff order), and the report says so.
+one piece of evidence is never cited twice. A diff of more than ``MAX_REVIEW_LINES`` changed
+lines is reviewed up to that many (files in diff order), and the report says so.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from whylens.models import FileChange, Suggestion, Unit
 from whylens.retrieval import review_cochange, review_reapply
@@ -35,6 +36,9 @@ from whylens.retrieval.review_hunks import (
 )
 from whylens.retrieval.review_knowledge import MAX_NEIGHBOURS, decisions, known_failures, reverted_before
 from whylens.retrieval.review_patches import PatchReader
+
+if TYPE_CHECKING:
+    from whylens.index.reader import IndexReader
 
 GATE = 0.55
 # Per-kind calibration, added to each check's own confidence before the gate: chosen with GATE by
@@ -127,7 +131,8 @@ def _superseded_dropped(found: list[Suggestion], gate: float) -> list[Suggestion
 
 def _within(changes: list[FileChange], max_lines: int) -> tuple[list[FileChange], int]:
     """The first changes whose changed lines fit in ``max_lines``, and the total."""
-    kept, used = [], 0
+    kept: list[FileChange] = []
+    used = 0
     total = sum(changed_lines(c) for c in changes)
     for change in changes:
         size = changed_lines(change)

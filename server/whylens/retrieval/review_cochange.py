@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from whylens.markup import code
 from whylens.retrieval.review_context import ReviewContext
 from whylens.retrieval.review_hunks import FileView
 from whylens.retrieval.review_tokens import fingerprint
@@ -37,15 +38,19 @@ MAX_SYMBOLS = 20  # changed symbols whose partners are looked up
 MAX_FILES = 100
 
 
+# (confidence, together, n, partner path, partner symbol, own symbol, (side, line))
+Candidate = tuple[float, int, int, str, "str | None", "str | None", tuple[str, int]]
+
+
 def check(ctx: ReviewContext, views: list[FileView], exists: Callable[[str], bool]) -> None:
     touched_paths = {p for v in views for p in v.paths}
     touched_symbols = {(v.path, c.symbol.name) for v in views for c in v.changed_symbols()
                        if c.symbol is not None}
     budget = MAX_SYMBOLS
     for view in views[:MAX_FILES]:
+        best: Candidate | None = None
         if view.change.status in ("A", "D") or _not_source(view.path) or not _substantive(view):
             continue
-        best = None
         for changed in view.changed_symbols():
             if changed.symbol is None or budget <= 0:
                 continue
@@ -58,7 +63,7 @@ def check(ctx: ReviewContext, views: list[FileView], exists: Callable[[str], boo
                     continue
                 if path not in touched_paths and not exists(path):
                     continue
-                candidate = (together / n, together, n, path, symbol, changed.symbol.name,
+                candidate: Candidate = (together / n, together, n, path, symbol, changed.symbol.name,
                              (changed.side, changed.line))
                 if best is None or candidate[:2] > best[:2]:
                     best = candidate
@@ -103,8 +108,8 @@ def _first_line(view: FileView) -> tuple[str, int]:
 def _report(ctx: ReviewContext, view: FileView, share: float, together: int, n: int, path: str,
             symbol: str | None, own_symbol: str | None, at: tuple[str, int]) -> None:
     side, line = at
-    what = f"`{symbol}` in `{path}`" if symbol else f"`{path}`"
-    mine = f"`{own_symbol}`" if own_symbol else f"`{view.path}`"
+    what = f"{code(symbol)} in {code(path)}" if symbol else code(path)
+    mine = code(own_symbol or view.path)
     confidence = 0.25 + 0.5 * share + (0.1 if together >= STRONG_TOGETHER else 0) \
         + (0.05 if symbol else 0)
     body = (f"{mine} changed together with {what} in {together} of the last {n} commits that "

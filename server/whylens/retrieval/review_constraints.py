@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import math
 import re
+from types import ModuleType
 
 from whylens.models import Record, Unit
-from whylens.retrieval.citations import change_ref, one_line
+from whylens.markup import code, inline
+from whylens.retrieval.citations import change_ref
 from whylens.retrieval.evidence import item_text, record_outcome
 from whylens.retrieval.review_context import ReviewContext
 from whylens.retrieval.review_hunks import ChangedSymbol
@@ -27,8 +29,9 @@ from whylens.retrieval.text import (
     CODE_WORDS, STOP_WORDS, content_words, identifier_hits, identifiers, split_identifier,
 )
 
-try:  # the search stream's semantic layer (static embedding vectors); optional
-    from whylens import semantic as _semantic  # type: ignore[attr-defined]
+_semantic: ModuleType | None
+try:  # the semantic layer (static embedding vectors); optional
+    from whylens import semantic as _semantic
 except ImportError:  # not installed: lexical matching only
     _semantic = None
 
@@ -109,10 +112,10 @@ def constraints(ctx: ReviewContext, where: ChangedSymbol, facts: list[Unit], mes
                       + (0.15 if len(with_code) >= 3 else 0.05 if len(with_code) == 2 else 0)
                       + (0.1 if len(with_message) >= 2 else 0) + (0.1 if semantic else 0))
         words = sorted(with_code | with_message)[:4]
-        why = (f" It shares {', '.join(f'`{n}`' for n in names[:3])} with the added lines." if names
+        why = (f" It shares {', '.join(code(n) for n in names[:3])} with the added lines." if names
                else f" Shared words: {', '.join(words)}." if words else "")
-        body = (f"A constraint recorded for `{where.symbol.name if where.symbol else where.path}`: "
-                f"“{one_line(fact.content or fact.title, 180)}” "
+        body = (f"A constraint recorded for {code(where.symbol.name if where.symbol else where.path)}: "
+                f"“{inline(fact.content or fact.title, 180)}” "
                 f"({change_ref(fact.commit, fact.pr, ctx.links)}).{why} Does this change keep it?")
         ctx.add(where.path, where.line, where.side, "constraint", body, confidence,
                 (fact.id, fact.commit), where.symbol)

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from whylens.models import FileChange, Hunk, Symbol
-from whylens.retrieval.paths import MAX_SOURCE_BYTES
+from whylens.symbols.skip import MAX_SOURCE_BYTES
 from whylens.retrieval.review_tokens import cosmetic
 from whylens.symbols.languages import language_for_path
 from whylens.symbols.outline import outline, symbol_at

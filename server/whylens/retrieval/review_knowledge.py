@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from whylens.models import HistoryEntry, Record, Unit
-from whylens.retrieval.citations import change_ref, commit_ref, one_line, record_ref
+from whylens.markup import code, inline
+from whylens.retrieval.citations import change_ref, commit_ref, record_ref
 from whylens.retrieval.evidence import item_text, record_outcome, reverting_commits
 from whylens.retrieval.review_context import ReviewContext
 from whylens.retrieval.review_hunks import ChangedSymbol
@@ -55,8 +56,8 @@ def relevance(texts: Iterable[str], where: ChangedSymbol, extra: str = "") -> Re
 
 def shared(rel: Relevance) -> str:
     if rel.names:
-        return "code: " + ", ".join(f"`{n}`" for n in rel.names[:3])
-    return "subject: " + ", ".join(rel.words[:4])
+        return "code: " + ", ".join(code(n) for n in rel.names[:3])
+    return "subject: " + inline(", ".join(rel.words[:4]))
 
 
 def reverted_before(ctx: ReviewContext, where: ChangedSymbol, name: str,
@@ -76,7 +77,7 @@ def reverted_before(ctx: ReviewContext, where: ChangedSymbol, name: str,
         stamp = info.timestamp if info else entry.timestamp
         confidence = 0.45 + (0.1 if ctx.recent(stamp) else 0) + (0.25 if rel.relevant else 0)
         also = f" It touches the same {shared(rel)}." if rel.relevant else ""
-        body = (f"An earlier change to `{name}` was reverted: “{one_line(entry.subject, 100)}” "
+        body = (f"An earlier change to {code(name)} was reverted: “{inline(entry.subject, 100)}” "
                 f"{change_ref(entry.commit, entry.pr, ctx.links)} was undone by "
                 f"{commit_ref(revert, ctx.links)}.{also} Check that this change does not "
                 "bring back what made it fail.")
@@ -100,10 +101,10 @@ def known_failures(ctx: ReviewContext, where: ChangedSymbol, patterns: list[tupl
         strong = [h for h in hits if h in spans]
         weights = sorted((0.3 if h in strong else 0.1 for h in hits), reverse=True)[:2]
         confidence = 0.35 + sum(weights) + (0.1 if own else 0.0)
-        names = ", ".join(f"`{h}`" for h in (strong or hits)[:3])
-        scope = "this symbol" if own else f"`{', '.join(unit.symbols[:2]) or unit.files[0]}`"
+        names = ", ".join(code(h) for h in (strong or hits)[:3])
+        scope = "this symbol" if own else code(", ".join(unit.symbols[:2]) or unit.files[0])
         body = (f"This adds {names}, which a known pitfall of {scope} names: "
-                f"“{one_line(unit.content or unit.title, 160)}” "
+                f"“{inline(unit.content or unit.title, 160)}” "
                 f"({change_ref(unit.commit, unit.pr, ctx.links)}). "
                 "Make sure the earlier failure does not come back.")
         ctx.add(where.path, where.line, where.side, "reintroduces-pitfall", body, confidence,
@@ -120,7 +121,7 @@ def decisions(ctx: ReviewContext, where: ChangedSymbol, name: str, records: list
             rel = relevance([record.title, _decision(record)], where)
             recent = ctx.recent(_timestamp(record.date))
             confidence = 0.45 + (0.1 if recent else 0) + (0.25 if rel.relevant else 0)
-            body = (f"{ref} “{one_line(record.title, 100)}” changed `{name}` and was reverted; "
+            body = (f"{ref} “{inline(record.title, 100)}” changed {code(name)} and was reverted; "
                     "check this change does not repeat it.")
             # its fixing commits are evidence too: the same revert is never cited twice
             ctx.add(where.path, where.line, where.side, "reverted-before", body, confidence,
@@ -132,15 +133,15 @@ def decisions(ctx: ReviewContext, where: ChangedSymbol, name: str, records: list
                 continue  # a distillation that put the same sentence on both sides
             rel = relevance([claim.text], where)
             if rel.names:
-                body = (f"{ref} considered and rejected this: “{one_line(claim.text, 160)}”. "
-                        f"It decided: “{one_line(_decision(record), 160)}” (distilled, unreviewed).")
+                body = (f"{ref} considered and rejected this: “{inline(claim.text, 160)}”. "
+                        f"It decided: “{inline(_decision(record), 160)}” (distilled, unreviewed).")
                 ctx.add(where.path, where.line, where.side, "decision-context", body,
                         0.7 + 0.1 * min(len(rel.names), 2), (record.id,), where.symbol)
                 break
         else:
             rel = relevance([_decision(record)], where)
             if len(rel.names) >= 2 or (outcome == "superseded" and rel.names):
-                body = (f"`{name}` is as it is because of {ref}: “{one_line(_decision(record), 180)}” "
+                body = (f"{code(name)} is as it is because of {ref}: “{inline(_decision(record), 180)}” "
                         "(distilled, unreviewed). This change touches what it decided.")
                 ctx.add(where.path, where.line, where.side, "decision-context", body,
                         0.55 + 0.05 * min(len(rel.names), 3), (record.id,), where.symbol)

@@ -31,7 +31,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from whylens.retrieval.citations import change_ref, commit_ref, one_line
+from whylens.markup import inline
+from whylens.retrieval.citations import change_ref, commit_ref
 from whylens.retrieval.review_context import ReviewContext
 from whylens.retrieval.review_hunks import FileView, git_lines
 from whylens.retrieval.review_patches import CommitPatch, FilePatch, PatchReader, reason
@@ -238,7 +239,7 @@ def _report(ctx: ReviewContext, prints: ChangePrints, item: Past, commit: Commit
     view = prints.view
     side, line = _anchor(prints, found)
     symbol = view.symbol_at(line) if side == "RIGHT" else _old_symbol(view, line)
-    why = one_line(reason(commit.message), 200)
+    why = inline(reason(commit.message), 200)
     why += "" if why.endswith((".", "!", "?", "…")) else "."
     when = relative_age(item.timestamp, ctx.now)
     if item.kind == "revert":
@@ -246,7 +247,7 @@ def _report(ctx: ReviewContext, prints: ChangePrints, item: Past, commit: Commit
         if undone <= 0:
             return
         confidence = 0.5 + 0.45 * undone + (0.05 if found.back and found.taken_share >= 0.5 else 0)
-        body = (f"This brings back “{one_line(item.subject, 100)}” "
+        body = (f"This brings back “{inline(item.subject, 100)}” "
                 f"({change_ref(item.original or '', item.pr, ctx.links)}), reverted by "
                 f"{commit_ref(item.sha, ctx.links)} {when}: “{why}” "
                 f"{undone:.0%} of what the revert took out is back here.")
@@ -257,7 +258,7 @@ def _report(ctx: ReviewContext, prints: ChangePrints, item: Past, commit: Commit
     if found.back and found.back_share >= found.taken_share / 2:
         confidence = 0.5 + 0.4 * found.back_share + (0.1 if found.taken else 0)
         body = (f"This brings back code that a fix replaced: {change_ref(item.sha, item.pr, ctx.links)} "
-                f"“{one_line(item.subject, 100)}” ({when}): “{why}” "
+                f"“{inline(item.subject, 100)}” ({when}): “{why}” "
                 f"{found.back_share:.0%} of the lines it replaced are back.")
         ctx.add(view.path, line, side, "reintroduces-fixed", body, confidence, (item.sha,), symbol)
         return
@@ -265,7 +266,7 @@ def _report(ctx: ReviewContext, prints: ChangePrints, item: Past, commit: Commit
     fresh = 0.15 if ctx.recent(item.timestamp, days=30) else 0.05 if recent else 0.0
     confidence = 0.25 + 0.35 * found.taken_share + fresh + (0.1 if explained else 0)
     body = (f"This rewrites lines that a fix added: {change_ref(item.sha, item.pr, ctx.links)} "
-            f"“{one_line(item.subject, 100)}” ({when}): “{why}” "
+            f"“{inline(item.subject, 100)}” ({when}): “{why}” "
             f"{found.taken_share:.0%} of its lines are changed here; check that what it fixed stays fixed.")
     ctx.add(view.path, line, side, "rewrites-fix", body, confidence, (item.sha,), symbol)
 

@@ -219,9 +219,9 @@ def _winnow(run: list[tuple[str, int, bool]], out: dict[int, int], winnow: bool 
         return
     hashes: list[tuple[int, int]] = []  # (hash, line) of each k-gram; -1: not one to keep
     for i in range(len(run) - K + 1):
-        window = run[i:i + K]
-        gram = [t for t, _, _ in window]
-        changed = [n for _, n, c in window if c]
+        span = run[i:i + K]
+        gram = [t for t, _, _ in span]
+        changed = [n for _, n, c in span if c]
         keep = changed and _meaningful(gram)
         hashes.append((_hash(gram), changed[0]) if keep else (-1, 0))
     if not winnow:
@@ -231,7 +231,7 @@ def _winnow(run: list[tuple[str, int, bool]], out: dict[int, int], winnow: bool 
         return
     if len(hashes) <= WINDOW:
         best = min((h for h in hashes if h[0] >= 0), default=None)
-        if best:
+        if best is not None:
             out.setdefault(best[0], best[1])
         return
     for start in range(len(hashes) - WINDOW + 1):

@@ -76,6 +76,60 @@ def test_bad_revisions(indexed, capsys):
     assert main(["pr-comments", *common, "--max", "-1"]) == 2
 
 
+def test_a_diff_text_reviews_like_the_working_tree(indexed, capsys, tmp_path, monkeypatch):
+    """`--diff FILE` / `--diff -`: the same suggestions as reviewing the working tree, whether the
+    patch is already applied or not yet."""
+    repo, shas, common = indexed
+    _touch_put(repo)
+    assert main(["pr-comments", *common, "--base", "HEAD", "--format", "json"]) == 0
+    expected = json.loads(capsys.readouterr().out)["suggestions"]
+    assert expected
+    patch = tmp_path / "change.diff"
+    patch.write_text(repo.git("diff") + "\n")
+    assert main(["pr-comments", *common, "--diff", str(patch), "--format", "json"]) == 0
+    applied = json.loads(capsys.readouterr().out)
+    assert applied["suggestions"] == expected and applied["diff"] == {"files": 1, "skipped": []}
+    repo.git("checkout", "--", "src/pool.py")  # not applied any more
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(patch.read_bytes())))
+    assert main(["pr-comments", *common, "--diff", "-", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["suggestions"] == expected
+
+
+def test_bad_diffs(indexed, capsys, tmp_path):
+    repo, _shas, common = indexed
+    patch = tmp_path / "change.diff"
+    patch.write_text("--- a/../../outside.py\n+++ b/../../outside.py\n@@ -1 +1 @@\n-a\n+b\n"
+                     "--- a/src/pool.py\n+++ b/src/pool.py\n@@ -1 +1 @@\n-nothing like it\n+b\n")
+    assert main(["pr-comments", *common, "--diff", str(patch), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["suggestions"] == [] and [s["path"] for s in out["diff"]["skipped"]] == [
+        "../../outside.py", "src/pool.py"]
+    assert "outside the repository" in out["diff"]["skipped"][0]["reason"]
+    assert main(["pr-comments", *common, "--diff", str(patch), "--base", "HEAD"]) == 2
+    assert "not both" in capsys.readouterr().err
+    patch.write_text("+" * 1_000_001)
+    assert main(["pr-comments", *common, "--diff", str(patch)]) == 2
+    assert "over 1 MB" in capsys.readouterr().err
+    patch.write_text("hello, not a diff\n")
+    assert main(["pr-comments", *common, "--diff", str(patch)]) == 2
+    assert "changes no file" in capsys.readouterr().err
+    assert main(["pr-comments", *common, "--diff", str(tmp_path / "missing.diff")]) == 2
+
+
+def test_the_working_tree_reader_never_follows_a_symlink_out(tmp_path):
+    from whylens.cli.review import working_tree_reader
+
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "a.py").write_text("a = 1\n")
+    (tmp_path / "secret.py").write_text("secret = 1\n")
+    (root / "escape.py").symlink_to(tmp_path / "secret.py")
+    (root / "alias.py").symlink_to(root / "src" / "a.py")
+    read = working_tree_reader(root)
+    assert read("escape.py") is None
+    assert read("alias.py") == read("src/a.py") == "a = 1\n"
+
+
 # --- bad input: each gets a clear message and the documented exit code ----------------------
 
 def test_empty_diff_says_there_is_nothing_to_review(indexed, capsys):
