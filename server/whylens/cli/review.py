@@ -117,9 +117,6 @@ def check_range(repo, base: str, head: str | None, args) -> None:
             raise InvalidInputError(f"the working tree has unmerged paths ({shown}): finish or "
                                     "abort the merge or rebase first, or pass --head REV to review "
                                     "a commit")
-    if head is not None and head == base:
-        raise InvalidInputError(f"--base and --head are the same commit ({base[:12]}): there is "
-                                "no change to review")
     tip = head or repo.resolve("HEAD")
     if tip != base and not repo.is_ancestor(base, tip):
         from whylens.history.diff import merge_base
@@ -234,6 +231,9 @@ def cmd_pr_comments(args) -> int:
                 read_base=revision_reader(repo, base), patches=history_patches(repo),
                 message=change_message(repo, base, head))
             links = links_for(reader, repo.root)
+    if head == base:  # asked on purpose or not, the answer is empty; say why
+        report = dataclasses.replace(report, notices=(
+            f"--base and --head are the same commit ({base[:12]}): there is no change to review.",))
     return _print(args.format, {"base": base, "head": head}, report, links)
 
 

@@ -159,10 +159,12 @@ def test_a_huge_diff_is_capped_with_a_message(indexed, capsys):
     assert log["runs"][0]["results"]  # the file before the huge one was still reviewed
 
 
-def test_base_equal_to_head_is_bad_input(indexed, capsys):
+def test_base_equal_to_head_says_so(indexed, capsys):
+    """Not an error (an agent or a CI job may ask it on purpose): an empty review that says why."""
     _repo, _shas, common = indexed
-    assert main(["pr-comments", *common, "--base", "main", "--head", "main"]) == 2
-    assert "are the same commit" in capsys.readouterr().err
+    assert main(["pr-comments", *common, "--base", "main", "--head", "main", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["suggestions"] == [] and "are the same commit" in data["notices"][0]
 
 
 def test_unknown_revision_is_bad_input(indexed, capsys):
