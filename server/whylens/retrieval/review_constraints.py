@@ -15,6 +15,7 @@ change's message:
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from types import ModuleType
@@ -61,9 +62,11 @@ _STOP = (STOP_WORDS - _KEEP) | CODE_WORDS | frozenset(
     "because always never ensure must should need needs required require requires allowed allow".split())
 
 
-def stems(text: str) -> set[str]:
-    """Stemmed content words of prose or code (identifiers split), without stop words."""
-    return {stem(w) for w in content_words(text, _STOP)}
+@functools.lru_cache(maxsize=4096)
+def stems(text: str) -> frozenset[str]:
+    """Stemmed content words of prose or code (identifiers split), without stop words (cached:
+    the change's message and a symbol's Facts are met once per changed symbol)."""
+    return frozenset(stem(w) for w in content_words(text, _STOP))
 
 
 def current_facts(ctx: ReviewContext, facts: list[Unit], records: list[Record]) -> list[Unit]:
@@ -103,8 +106,10 @@ def constraints(ctx: ReviewContext, where: ChangedSymbol, facts: list[Unit], mes
         fact_words = stems(text) - own
         with_code = fact_words & code_words
         with_message = fact_words & message_words
-        cosine = semantic_similarity(text, f"{message}\n{' '.join(sorted(code_words))}")
-        semantic = SEMANTIC_MIN is not None and cosine is not None and cosine >= SEMANTIC_MIN
+        semantic = False
+        if SEMANTIC_MIN is not None:  # off until calibrated: no vectors computed for nothing
+            cosine = semantic_similarity(text, f"{message}\n{' '.join(sorted(code_words))}")
+            semantic = cosine is not None and cosine >= SEMANTIC_MIN
         if not (names or len(with_code) >= 3 or semantic
                 or with_code and len(with_code | with_message) >= 3):
             continue
