@@ -41,8 +41,9 @@ logic survives the edit (moved, renamed, re-indented), the code is removed on pu
 or helper deleted), the partner needs nothing, or it repeats a comment already made on the same
 change.
 
-Runtime on 2 shared cores: a full index of the repository, then about one incremental index
-update and two reviews per job; requests (250 ordinary, 198 cases) took ~25 min.
+Runtime on 2 shared cores (load 5-8): a full index of the repository, then about one incremental
+index update and two reviews per job; requests (--since 2011-01-01: 200 cases, 250 ordinary, 42
+reverts re-applied twice) 10-14 min, express 6-8, flask 8-13, axios 4.
 """
 
 from __future__ import annotations
