@@ -9,17 +9,14 @@ import subprocess
 import pytest
 
 from whylens.cli import main
-from whylens.pipeline import run_index
 
+from histories import indexed_branch
 from retrieval.pool_history import POOL_V5, build_pool_history
 
 
 @pytest.fixture
 def indexed(make_repo, index_dir):
-    repo = make_repo("review")
-    shas = build_pool_history(repo)
-    run_index(repo.root, index_dir)
-    repo.git("checkout", "-q", "-b", "feature")
+    repo, shas = indexed_branch(make_repo, index_dir, "review", build_pool_history)
     return repo, shas, ["--repo", str(repo.root), "--index-dir", str(index_dir)]
 
 

@@ -11,6 +11,7 @@ from whylens.index.store import IndexStore
 from whylens.pipeline import run_index
 from whylens.retrieval.review import GATE, review
 
+from histories import indexed_branch
 from retrieval.retry_history import (
     CLIENT_V5, FIXED_DELAY, REVERT_REASON, build_retry_history,
 )
@@ -18,10 +19,7 @@ from retrieval.retry_history import (
 
 @pytest.fixture
 def retry_repo(make_repo, index_dir):
-    repo = make_repo("retry")
-    shas = build_retry_history(repo)
-    run_index(repo.root, index_dir)
-    repo.git("checkout", "-q", "-b", "feature")
+    repo, shas = indexed_branch(make_repo, index_dir, "retry", build_retry_history)
     with IndexStore(index_dir).reader() as reader:
         yield repo, shas, reader
 
