@@ -294,7 +294,8 @@ class Suggestion:
     path: str
     line: int
     side: str  # RIGHT (new code) or LEFT (deleted code), as GitHub names them
-    kind: str  # reverted-before | reintroduces-pitfall | constraint | decision-context
+    kind: str  # reintroduces-revert | reintroduces-fixed | rewrites-fix | reverted-before |
+    #            reintroduces-pitfall | constraint | decision-context | co-change
     body: str  # markdown with provenance links
     confidence: float
     evidence: tuple[str, ...] = ()  # unit / record ids / commit shas it rests on

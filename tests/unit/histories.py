@@ -53,3 +53,15 @@ def build_session_history(repo) -> dict[str, str]:
         {"src/session.py": SESSION_V4},
     )
     return shas
+
+
+def indexed_branch(make_repo, index_dir, name: str, build) -> tuple:
+    """A repository named ``name`` filled by ``build(repo) -> shas``, indexed, with a ``feature``
+    branch checked out for the change under review: (repo, shas)."""
+    from whylens.pipeline import run_index
+
+    repo = make_repo(name)
+    shas = build(repo)
+    run_index(repo.root, index_dir)
+    repo.git("checkout", "-q", "-b", "feature")
+    return repo, shas

@@ -199,6 +199,68 @@ def reverts_of(conn, sha: str) -> list[str]:
         "SELECT reverting FROM reverts WHERE reverted = ? ORDER BY reverting", (sha,))]
 
 
+def reverted_by(conn, sha: str) -> list[str]:
+    """Shas of the commits that ``sha`` reverts (empty unless it is a revert)."""
+    return [r[0] for r in conn.execute(
+        "SELECT reverted FROM reverts WHERE reverting = ? ORDER BY reverted", (sha,))]
+
+
+def co_changes(conn, path: str, recent: int = 200, max_files: int = 30,
+               symbol: str | None = None, min_together: int = 1,
+               ) -> tuple[int, list[tuple[str, str | None, int, float, int]], int]:
+    """What changes together with ``path`` (or with ``symbol`` in it), as code-maat counts it.
+
+    Over the last ``recent`` commits that touched it (filtered commits and commits of more than
+    ``max_files`` files left out): ``(n, [(other path, other symbol or None, together, weight,
+    other's own commit count)], population)`` for partners seen together at least
+    ``min_together`` times, most frequent first. ``weight`` sums 1 / (files in the commit - 1)
+    over the shared commits: a pair changed alone counts 1, a pair inside a 10-file sweep 1/9.
+    ``population`` is the number of unfiltered commits (the partners' base rate). File partners
+    when ``symbol`` is None, symbol partners otherwise; a file's earlier names are never its own
+    partners."""
+    aliases = path_aliases(conn, path)
+    if symbol is None:
+        touched = (f"SELECT DISTINCT f.sha, c.ts FROM commit_files f JOIN commits c ON c.sha = f.sha "
+                   f"WHERE f.path IN {_in(aliases)}")
+        args: list = list(aliases)
+    else:
+        touched = (f"SELECT DISTINCT e.sha, c.ts FROM events e JOIN commits c ON c.sha = e.sha "
+                   f"WHERE e.tail = ? AND e.symbol = ? AND e.path IN {_in(aliases)}")
+        args = [clean_text(symbol), symbol, *aliases]
+    sql = (f"{touched} AND c.skip_reason IS NULL AND (SELECT COUNT(*) FROM commit_files g "
+           "WHERE g.sha = c.sha) <= ? ORDER BY c.ts DESC LIMIT ?")
+    shas = [row[0] for row in conn.execute(sql, args + [max_files, recent])]
+    if not shas:
+        return 0, [], 0
+    (population,) = conn.execute("SELECT COUNT(*) FROM commits WHERE skip_reason IS NULL").fetchone()
+    size = dict(conn.execute(f"SELECT sha, COUNT(*) FROM commit_files WHERE sha IN {_in(shas)} "
+                             "GROUP BY sha", shas))
+    if symbol is None:
+        rows = conn.execute(f"SELECT DISTINCT path, NULL, sha FROM commit_files "
+                            f"WHERE sha IN {_in(shas)}", shas).fetchall()
+    else:
+        rows = conn.execute(f"SELECT DISTINCT path, symbol, sha FROM events WHERE sha IN "
+                            f"{_in(shas)} AND tail = symbol", shas).fetchall()
+    together: dict[tuple[str, str | None], list[str]] = {}
+    for p, s, sha in rows:
+        if (p in aliases and (symbol is None or s == symbol)):
+            continue
+        together.setdefault((p, s), []).append(sha)
+    out = []
+    for (p, s), seen in together.items():
+        if len(set(seen)) < min_together:
+            continue
+        weight = sum(1 / max(1, size.get(sha, 2) - 1) for sha in set(seen))
+        if s is None:
+            (total,) = conn.execute("SELECT COUNT(*) FROM commit_files WHERE path = ?", (p,)).fetchone()
+        else:
+            (total,) = conn.execute("SELECT COUNT(DISTINCT sha) FROM events WHERE tail = ? AND "
+                                    "symbol = ? AND path = ?", (clean_text(s), s, p)).fetchone()
+        out.append((p, s, len(set(seen)), round(weight, 3), total))
+    out.sort(key=lambda r: (-r[2], r[0], r[1] or ""))
+    return len(shas), out, population
+
+
 def iter_units(conn) -> Iterator[Unit]:
     for (text,) in conn.execute("SELECT json FROM units ORDER BY ts, id"):
         yield load_unit(text)

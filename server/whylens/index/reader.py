@@ -309,6 +309,18 @@ class IndexReader:
         return lookups.commit_shas(self._db)
 
     @_guarded
+    def reverted_by(self, sha: str) -> list[str]:
+        """The commits ``sha`` reverts."""
+        return lookups.reverted_by(self._db, sha)
+
+    @_guarded
+    def co_changes(self, path: str, recent: int = 200, max_files: int = 30,
+                   symbol: str | None = None, min_together: int = 1,
+                   ) -> tuple[int, list[tuple[str, str | None, int, float, int]], int]:
+        """Files (or symbols) changed together with ``path`` (``lookups.co_changes``)."""
+        return lookups.co_changes(self._db, path, recent, max_files, symbol, min_together)
+
+    @_guarded
     def has_commit(self, sha: str) -> bool:
         return lookups.has_commit(self._db, sha)
 

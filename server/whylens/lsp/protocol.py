@@ -16,8 +16,9 @@ Requests, client → server (each answers ``null`` when it cannot answer; never 
 - ``whylens/explainError`` ``{text: str, uri?: str}`` → ``{count, pitfalls: [{id, type, title,
   reason, score, line, url, fix: {id, title, url} | null}], markdown}``; ``null`` without an index.
 - ``whylens/prSuggestions`` ``{base?: str, head?: str, uri?: str}`` → ``{base, head, suggestions:
-  [{path, line, side, kind, body, confidence, evidence, symbol}]}`` (what ``whylens pr-comments
-  --format json`` prints, run as a child process: the review reads git); ``base``/``head``
+  [{path, line, side, kind, body, confidence, evidence, symbol}], notices: [str]}`` (what
+  ``whylens pr-comments --format json`` prints, run as a child process: the review reads git;
+  ``notices`` say when there was nothing to review or the diff was capped); ``base``/``head``
   default to the merge base with the default branch / the working tree.
 
 Notifications:
