@@ -105,3 +105,13 @@ class SemanticExtraMissingError(WhyLensError):
             f"the optional semantic re-ranker needs {missing}; install it with "
             "`pip install 'whylens[semantic]'` (the default static matcher works without it)"
         )
+
+
+class UnknownTargetError(InvalidInputError):
+    """A file or symbol that is neither in the working tree nor in the index (CLI exit 2);
+    ``suggestions`` are up to three close names."""
+
+    def __init__(self, what: str, name: str, where: str, suggestions: list[str]) -> None:
+        hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
+        super().__init__(f"no {what} {name!r} in {where}{hint}")
+        self.suggestions = suggestions

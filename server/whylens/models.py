@@ -227,25 +227,65 @@ class KnowledgeCounts(NamedTuple):
     code lens shows."""
 
     records: int  # decision records anchored to it
-    pitfalls: int  # pattern + fact units anchored to it
+    pitfalls: int  # Pattern units anchored to it (the only units called pitfalls)
     changes: int  # substantive changes (distinct commits)
 
 
 @dataclass(frozen=True)
+class Reversal:
+    """Knowledge from a change that was later reverted or superseded: history, never current."""
+
+    item: Unit | Record
+    how: str  # reverted | superseded
+    by: str  # the reverting commit's sha, or the superseding record's id
+    by_pr: int | None = None  # the reverting commit's PR, when it has one
+    reason: str = ""  # why, as the revert (or the superseding record) says it
+
+
+@dataclass(frozen=True)
+class LineChange:
+    """The commit that last substantively changed one line, and what the history says of it."""
+
+    line: int
+    entry: HistoryEntry
+    units: tuple[Unit, ...] = ()  # that commit's knowledge about this symbol
+    record: Record | None = None  # the record of the work it belongs to
+
+
+@dataclass(frozen=True)
 class Story:
-    """Everything known about one symbol (or file): what ``why`` answers."""
+    """Everything known about one symbol (or file): what ``why`` answers.
+
+    Everything current is here, most explanatory first; renderers choose how much fits.
+    """
 
     path: str
     symbol: Symbol | None  # None: the line is outside any symbol (file history)
-    history: tuple[HistoryEntry, ...] = ()
-    units: tuple[Unit, ...] = ()
-    records: tuple[Record, ...] = ()
+    history: tuple[HistoryEntry, ...] = ()  # substantive changes; kind "formatting": collapsed
+    units: tuple[Unit, ...] = ()  # current units (none from a reverted or superseded change)
+    records: tuple[Record, ...] = ()  # current decisions anchored to the symbol, newest first
     outcomes: tuple[tuple[str, str], ...] = ()  # (record id, outcome_status) computed when read
     summary: str = ""  # "changed 7× by 3 authors, last 2 months ago; 2 pitfalls known"
+    reversals: tuple[Reversal, ...] = ()  # what used to be current, and what undid it
+    line_change: LineChange | None = None  # for a question about one line
 
     @property
     def known(self) -> bool:
-        return bool(self.history or self.units or self.records)
+        return bool(self.history or self.units or self.records or self.reversals)
+
+    @property
+    def changes(self) -> tuple[HistoryEntry, ...]:
+        """The substantive changes (reformat / lint / typing-only entries left out)."""
+        return tuple(e for e in self.history if e.kind != "formatting")
+
+    @property
+    def counts(self) -> KnowledgeCounts:
+        """What the lens, the hover, the card and ``stats`` call decisions, pitfalls, changes."""
+        return KnowledgeCounts(
+            records=len(self.records),
+            pitfalls=sum(1 for u in self.units if u.type == "pattern"),
+            changes=len({e.commit for e in self.changes}),
+        )
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[2] / "server" / "whylens"
 
 # Down this list only: a module never imports from a layer listed after its own.
-LAYERS = ["models", "errors", "config", "progress", "locate", "semantic", "history", "knowledge",
-          "symbols", "records", "index", "pipeline", "retrieval", "render", "lsp", "cli", "mcp"]
+LAYERS = ["models", "errors", "markup", "config", "progress", "locate", "semantic", "history",
+          "knowledge", "symbols", "records", "index", "pipeline", "retrieval", "render", "lsp", "cli", "mcp"]
 # Third-party packages and the only layer allowed to import them (the MCP SDK and what it brings
 # are an optional extra: nothing else may need them; nor may onnxruntime, semantic/'s extra).
 OWNERS = {"git": "history", "tree_sitter": "symbols", "tree_sitter_language_pack": "symbols",

@@ -163,6 +163,9 @@ export class ServerManager implements vscode.Disposable {
       traceOutputChannel: this.log,
       initializationOptions: initializationOptions(config(), this.context.storageUri?.fsPath, pathContext()),
       synchronize: { configurationSection: 'whylens' },
+      // Hovers quote the repository's history: never trusted (no command: links), no raw HTML.
+      // The server escapes history text as well (server/whylens/markup.py); this is the second lock.
+      markdown: { isTrusted: false, supportHtml: false },
       connectionOptions: { maxRestartCount: 3 },
       middleware: {
         provideCodeLenses: async (document, token, next) => {

@@ -274,6 +274,10 @@ def stats(conn, meta: dict, size_bytes: int) -> dict:
         "units_per_1k_commits": round(sum(units_by_type.values()) * 1000 / commits, 1)
         if commits else 0.0,
         "records": one("SELECT COUNT(*) FROM records"),
+        # counted as cards and lenses count them: pitfalls are Pattern units; decisions are
+        # records anchored to a symbol (housekeeping records never are)
+        "pitfalls": units_by_type.get("pattern", 0),
+        "decisions": one("SELECT COUNT(DISTINCT record_id) FROM record_symbols"),
         "events": one("SELECT COUNT(*) FROM events WHERE tail = symbol"),
         "symbols": one("SELECT COUNT(DISTINCT path || '::' || symbol) FROM events"),
         "index_bytes": size_bytes,

@@ -20,7 +20,7 @@ from whylens.index.codec import dump, iso_timestamp
 from whylens.models import Commit, Record, SymbolEvent, Unit
 
 FILENAME = "sidecar.sqlite"
-PITFALL_TYPES = ("pattern", "fact")  # the unit types the code lens counts as known pitfalls
+PITFALL_TYPES = ("pattern",)  # "pitfalls" are Pattern units only, everywhere they are counted
 
 DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);  -- JSON values
@@ -76,7 +76,7 @@ PITFALL_LINKS_DDL = (
 PITFALL_LINKS_FROM_UNITS = (
     "SELECT f.path, s.symbol, u.id FROM units u "
     "JOIN unit_symbols s ON s.unit_id = u.id AND s.tail = s.symbol "
-    "JOIN unit_files f ON f.unit_id = u.id WHERE u.type IN (?, ?)"
+    "JOIN unit_files f ON f.unit_id = u.id WHERE u.type IN (" + ",".join("?" * len(PITFALL_TYPES)) + ")"
 )
 
 

@@ -31,7 +31,7 @@ from whylens.index.schema import SCHEMA_VERSION
 
 # Bump when extraction, anchoring or records change what an index holds: the pipeline rebuilds
 # when the stored value differs. It embeds SCHEMA_VERSION, so a schema change rebuilds too.
-PIPELINE_VERSION = f"{SCHEMA_VERSION}.1"
+PIPELINE_VERSION = f"{SCHEMA_VERSION}.2"
 
 
 

@@ -37,7 +37,8 @@ from whylens.pipeline.anchoring import (
 )
 from whylens.progress import IndexStats, Progress
 from whylens.records.github import load_export, merge_tracker
-from whylens.records.history import build_records, coalesce_with, revert_pairs
+from whylens.records.history import build_records, coalesce_with
+from whylens.records.reverts import revert_pairs
 
 log = logging.getLogger(__name__)
 

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from whylens import __version__
+from whylens.markup import code, unescape
 from whylens.history.links import WebLinks
 from whylens.models import Suggestion
 
@@ -42,7 +43,7 @@ def markdown(suggestions: list[Suggestion], links: WebLinks | None = None, base:
     lines = [f"## WhyLens review suggestions{span}", ""]
     for s in suggestions:
         side = "" if s.side == "RIGHT" else " (deleted lines)"
-        where = f"`{s.path}:{s.line}`{side}" + (f" in `{s.symbol}`" if s.symbol else "")
+        where = code(f"{s.path}:{s.line}") + side + (f" in {code(s.symbol)}" if s.symbol else "")
         lines.append(f"- **{_kind_title(s.kind)}** — {where} · confidence {s.confidence:.2f}")
         lines.append(f"  {s.body}")
     return "\n".join(lines)
@@ -128,6 +129,7 @@ def sarif(suggestions: list[Suggestion], links: WebLinks | None = None, base: st
 
 
 def _plain(markdown_text: str) -> str:
-    """Markdown links → "text (url)", backticks dropped: SARIF's required plain message."""
-    text = re.sub(r"\[([^\]]+)\]\(([^)]+)\)", r"\1 (\2)", markdown_text)
-    return text.replace("`", "").replace("**", "")
+    """Markdown links → "text (url)", backticks dropped, escapes undone: SARIF's required plain
+    message."""
+    text = re.sub(r"(?<!\\)\[([^\]]+)\]\(([^)]+)\)", r"\1 (\2)", markdown_text)
+    return unescape(re.sub(r"(?<!\\)`+", "", text).replace("**", ""))

@@ -27,9 +27,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from whylens.markup import code, inline
 from whylens.models import FileChange, Record, Suggestion, Symbol, Unit
 from whylens.retrieval.citations import (
-    change_ref, commit_ref, one_line, record_ref, web_links_from_meta,
+    change_ref, commit_ref, record_ref, web_links_from_meta,
 )
 from whylens.retrieval.evidence import (
     anchored_exactly, has_fix_edge, item_text, record_outcome, reverting_commits,
@@ -154,7 +155,7 @@ class _Engine:
             stamp = info.timestamp if info else entry.timestamp
             confidence = 0.45 + (0.1 if self.recent(stamp) else 0) + (0.25 if rel.relevant else 0)
             shared = f" It touches the same {_shared(rel)}." if rel.relevant else ""
-            body = (f"An earlier change to `{name}` was reverted: “{one_line(entry.subject, 100)}” "
+            body = (f"An earlier change to {code(name)} was reverted: “{inline(entry.subject, 100)}” "
                     f"{change_ref(entry.commit, entry.pr, self.links)} was undone by "
                     f"{commit_ref(revert, self.links)}.{shared} Check that this change does not "
                     "bring back what made it fail.")
@@ -177,10 +178,10 @@ class _Engine:
             strong = [h for h in hits if h in spans]
             weights = sorted((0.3 if h in strong else 0.1 for h in hits), reverse=True)[:2]
             confidence = 0.35 + sum(weights) + (0.1 if own else 0.0)
-            names = ", ".join(f"`{h}`" for h in (strong or hits)[:3])
-            scope = "this symbol" if own else f"`{', '.join(unit.symbols[:2]) or unit.files[0]}`"
+            names = ", ".join(code(h) for h in (strong or hits)[:3])
+            scope = "this symbol" if own else code(", ".join(unit.symbols[:2]) or unit.files[0])
             body = (f"This adds {names}, which a known pitfall of {scope} names: "
-                    f"“{one_line(unit.content or unit.title, 160)}” "
+                    f"“{inline(unit.content or unit.title, 160)}” "
                     f"({change_ref(unit.commit, unit.pr, self.links)}). "
                     "Make sure the earlier failure does not come back.")
             self.add(where, "reintroduces-pitfall", body, confidence, (unit.id, unit.commit))
@@ -197,8 +198,8 @@ class _Engine:
             if not rel.relevant:
                 continue
             confidence = 0.4 + 0.15 * min(len(rel.names), 2) + (0.15 if len(rel.words) >= 3 else 0)
-            body = (f"A constraint recorded for `{where.symbol.name if where.symbol else where.path}`: "
-                    f"“{one_line(fact.content or fact.title, 180)}” "
+            body = (f"A constraint recorded for {code(where.symbol.name if where.symbol else where.path)}: "
+                    f"“{inline(fact.content or fact.title, 180)}” "
                     f"({change_ref(fact.commit, fact.pr, self.links)}). Does this change keep it?")
             self.add(where, "constraint", body, confidence, (fact.id, fact.commit))
 
@@ -212,7 +213,7 @@ class _Engine:
                 rel = relevance([record.title, _decision(record)], where)
                 recent = self.recent(_timestamp(record.date))
                 confidence = 0.45 + (0.1 if recent else 0) + (0.25 if rel.relevant else 0)
-                body = (f"{ref} “{one_line(record.title, 100)}” changed `{name}` and was reverted; "
+                body = (f"{ref} “{inline(record.title, 100)}” changed {code(name)} and was reverted; "
                         "check this change does not repeat it.")
                 # its fixing commits are evidence too: the same revert is never cited twice
                 self.add(where, "reverted-before", body, confidence,
@@ -224,15 +225,15 @@ class _Engine:
                     continue  # a distillation that put the same sentence on both sides
                 rel = relevance([claim.text], where)
                 if rel.names:
-                    body = (f"{ref} considered and rejected this: “{one_line(claim.text, 160)}”. "
-                            f"It decided: “{one_line(_decision(record), 160)}” (distilled, unreviewed).")
+                    body = (f"{ref} considered and rejected this: “{inline(claim.text, 160)}”. "
+                            f"It decided: “{inline(_decision(record), 160)}” (distilled, unreviewed).")
                     self.add(where, "decision-context", body, 0.7 + 0.1 * min(len(rel.names), 2),
                              (record.id,))
                     break
             else:
                 rel = relevance([_decision(record)], where)
                 if len(rel.names) >= 2 or (outcome == "superseded" and rel.names):
-                    body = (f"`{name}` is as it is because of {ref}: “{one_line(_decision(record), 180)}” "
+                    body = (f"{code(name)} is as it is because of {ref}: “{inline(_decision(record), 180)}” "
                             "(distilled, unreviewed). This change touches what it decided.")
                     self.add(where, "decision-context", body, 0.55 + 0.05 * min(len(rel.names), 3),
                              (record.id,))
@@ -240,8 +241,8 @@ class _Engine:
 
 def _shared(rel: Relevance) -> str:
     if rel.names:
-        return "code: " + ", ".join(f"`{n}`" for n in rel.names[:3])
-    return "subject: " + ", ".join(rel.words[:4])
+        return "code: " + ", ".join(code(n) for n in rel.names[:3])
+    return "subject: " + inline(", ".join(rel.words[:4]))
 
 
 def _timestamp(date: str) -> int:

@@ -28,11 +28,13 @@ def lens(index_dir, build):
         "p1": build.unit("p1", c[2], "f hangs", "f hangs", type="pattern", symbols=["f", "K.m"],
                          files=["a.py"]),
         # linked to the old and the new name of one file: counted once for b.py
-        "p2": build.unit("p2", c[3], "f moved", "f moved", type="fact", symbols=["f"],
+        "p2": build.unit("p2", c[3], "f moved", "f moved", type="pattern", symbols=["f"],
                          files=["a.py", "b.py"]),
         "s1": build.unit("s1", c[2], "f fix", "retry f", type="skill", symbols=["f"],
                          files=["a.py"]),
-        "x1": build.unit("x1", c[4], "h and g", "h needs g", type="fact",
+        "k1": build.unit("k1", c[2], "f rule", "f must hold", type="fact", symbols=["f"],
+                         files=["a.py"]),  # a constraint: never counted as a pitfall
+        "x1": build.unit("x1", c[4], "h and g", "h needs g", type="pattern",
                          symbols=["h", "lib.g"], files=["b.py", "lib.py"]),
         "x2": build.unit("x2", c[1], "c", "c init", type="pattern", symbols=["init"],
                          files=["c.py"]),
@@ -86,7 +88,7 @@ def test_counts_after_replacing_units(lens, build):
                        files=["a.py"]),  # no longer a pitfall
             build.unit("s1", c[2], "f fix", "f fails", type="pattern", symbols=["f", "K.n"],
                        files=["a.py"]),  # becomes one, with another symbol
-            build.unit("x1", c[4], "h", "h needs care", type="fact", symbols=["h"],
+            build.unit("x1", c[4], "h", "h needs care", type="pattern", symbols=["h"],
                        files=["lib.py"]),  # loses a symbol and a file
         ])
     assert all_counts(store) == {

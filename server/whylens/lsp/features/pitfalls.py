@@ -13,6 +13,7 @@ from whylens.lsp import protocol
 from whylens.lsp.guard import guarded
 from whylens.lsp.server import Feature, WhyLensServer
 from whylens.lsp.workspaces import RepoWorkspace
+from whylens.markup import inline
 from whylens.models import Pitfall, Unit
 from whylens.render.diagnostics import pitfall_message
 from whylens.retrieval.citations import item_url
@@ -82,7 +83,8 @@ class PitfallFeature(Feature):
         return {
             "count": len(pitfalls),
             "pitfalls": [pitfall_data(p, ws.links) for p in pitfalls],
-            "markdown": "\n\n".join(f"- {pitfall_message(p, ws.links)}" for p in pitfalls),
+            # the message is plain text (a diagnostic's): escaped as a whole for markdown
+            "markdown": "\n\n".join(f"- {inline(pitfall_message(p, ws.links))}" for p in pitfalls),
         }
 
     # ---- matching ---------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from whylens.lsp import positions, protocol
 from whylens.lsp.guard import guarded
 from whylens.lsp.server import Feature
 from whylens.models import Story
-from whylens.render.cards import rationale
+from whylens.render.rationale import rationale
 from whylens.render.hits import to_json
 from whylens.retrieval.search import search
 from whylens.retrieval.why import file_story, symbol_story
