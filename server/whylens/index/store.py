@@ -111,16 +111,17 @@ class IndexStore:
         from whylens.index.reader import IndexReader
 
         for attempt in range(OPEN_ATTEMPTS):
-            folder = self.current_generation()
-            if folder is None:
-                raise IndexMissingError(str(self.path))
             try:
+                folder = self.current_generation()
+                if folder is None:
+                    raise IndexMissingError(str(self.path))
                 return IndexReader(self, folder)
             except IndexOutdatedError:
                 raise  # another version's index: reopening will not change it
             except IndexCorruptError:
                 # a writer may have merged away the files this open was reading, or flipped
-                # CURRENT: only a failure that persists is corruption
+                # CURRENT and removed the generation it named between our two reads: only a
+                # failure that persists is corruption
                 if attempt == OPEN_ATTEMPTS - 1:
                     raise
                 time.sleep(0.05 * (attempt + 1))
