@@ -33,11 +33,11 @@ if TYPE_CHECKING:
 DEPTH = 15
 FEATURES = ("score", "lexical", "cosine", "sentence_coverage", "sentence_cosine",
             "title_coverage", "sentences", "typed", "explains", "identifiers")
-# Fitted by bench/tune_search.py --stage rerank on the tune half (230 questions; lambda 0.1;
-# leave one repository out: top 1 0.543 -> 0.570, MRR 0.610 -> 0.637).
-COEFFICIENTS = {"score": 2.6036, "lexical": 1.4453, "cosine": 1.7542, "sentence_coverage": 3.7602,
-                "sentence_cosine": 2.7689, "title_coverage": 0.6979, "sentences": 0.7585,
-                "typed": -0.0222, "explains": 0.4566, "identifiers": 0.5739}
+# Fitted by bench/tune_search.py --stage rerank on the tune half (230 questions; lambda 1.0;
+# leave one repository out: top 1 0.539 -> 0.591, MRR 0.614 -> 0.652).
+COEFFICIENTS = {"score": 1.4572, "lexical": 0.9102, "cosine": 1.1466, "sentence_coverage": 1.8108,
+                "sentence_cosine": 1.3867, "title_coverage": 1.0994, "sentences": 0.4051,
+                "typed": 0.1272, "explains": 0.2751, "identifiers": 0.3956}
 SENTENCE_LEXICAL = 0.3  # a sentence's score: this share of coverage, the rest meaning
 _REASON = re.compile(
     r"\b(?:because|since|so that|otherwise|prevent\w*|previously|caus\w*|would|could|can't|"

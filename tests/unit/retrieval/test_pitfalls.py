@@ -30,7 +30,7 @@ GATE_TABLE = [
     ("something unrelated happened", 1.0, 0.0, False),  # the symbol alone
     ("something unrelated happened", 0.0, 1.0, False),  # the search rank alone
     ("TypeError: bad operand", 1.0, 0.0, False),  # generic name not in the unit, symbol only
-    ("connection checked out while deadlocked", 0.85, 0.0, True),  # symbol + shared words
+    ("every connection checked out, deadlocked fetch", 1.0, 0.0, True),  # symbol + 4 words
 ]
 
 
