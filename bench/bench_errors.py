@@ -20,8 +20,6 @@ history, as it is for a developer running an older release or meeting the bug ag
 
 from __future__ import annotations
 
-import argparse
-import os
 import statistics
 import subprocess
 import sys
@@ -31,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from qbench import (ERRORS_HELD_OUT, ERRORS_TUNE, MIRRORS, RawBM25, ensure_index,  # noqa: E402
-                    errors, git_messages)
+                    errors, git_messages, split_args)
 
 from whylens.index.store import IndexStore  # noqa: E402
 from whylens.retrieval.pitfalls import commits_of, explain_error, match_errors  # noqa: E402
@@ -104,15 +102,7 @@ def report(title: str, rows: list[dict]) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--tune", action="store_true", help="the tune half (in-sample)")
-    parser.add_argument("--repo", action="append")
-    parser.add_argument("--workdir", default="/tmp/search-bench")
-    parser.add_argument("--verbose", action="store_true")
-    args = parser.parse_args()
-    names = args.repo or (ERRORS_TUNE if args.tune else ERRORS_HELD_OUT)
-    label = "TUNE half, in-sample" if args.tune else "HELD-OUT half"
-    print(f"{label}; load average {os.getloadavg()[0]:.1f} (2 cores shared)")
+    args, names, label = split_args(__doc__, ERRORS_TUNE, ERRORS_HELD_OUT)
     pooled = []
     for name in names:
         if args.verbose:

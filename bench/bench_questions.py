@@ -21,8 +21,6 @@ off-topic questions. Latency per query is printed too (warm reader; machine load
 
 from __future__ import annotations
 
-import argparse
-import os
 import statistics
 import sys
 from pathlib import Path
@@ -31,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from qbench import (HELD_OUT, MIRRORS, TUNE, Answer, RawBM25, answer_shown,  # noqa: E402
                     document_frequencies, ensure_index, git_grep_answer, git_messages, questions,
-                    rank_of, score_table, wanted_commits, whylens_answer)
+                    rank_of, score_table, split_args, wanted_commits, whylens_answer)
 
 from whylens.index.store import IndexStore  # noqa: E402
 
@@ -94,15 +92,7 @@ def table(title: str, rows: dict[str, list[tuple[dict, Answer]]]) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--tune", action="store_true", help="the tune half (in-sample)")
-    parser.add_argument("--repo", action="append", help="only these repositories")
-    parser.add_argument("--workdir", default="/tmp/search-bench")
-    parser.add_argument("--verbose", action="store_true")
-    args = parser.parse_args()
-    names = args.repo or (TUNE if args.tune else HELD_OUT)
-    label = "TUNE half, in-sample" if args.tune else "HELD-OUT half"
-    print(f"{label}; load average {os.getloadavg()[0]:.1f} (2 cores shared)")
+    args, names, label = split_args(__doc__, TUNE, HELD_OUT)
     pooled: dict[str, list[tuple[dict, Answer]]] = {s: [] for s in SYSTEMS}
     for name in names:
         if args.verbose:

@@ -267,5 +267,19 @@ def whylens_answer(reader, query: str, gate: float | None = None, budget: int = 
                   extra={"confidence": result.confidence})
 
 
-def fmt(value: float) -> str:
-    return f"{value:.2f}"
+def split_args(doc: str, tune: tuple[str, ...], held_out: tuple[str, ...]):
+    """The benches' shared command line: --tune / --repo / --workdir / --verbose; returns the
+    parsed arguments, the repositories to run and the half's label (printed with the load)."""
+    import argparse
+    import os
+
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--tune", action="store_true", help="the tune half (in-sample)")
+    parser.add_argument("--repo", action="append", help="only these repositories")
+    parser.add_argument("--workdir", default="/tmp/search-bench")
+    parser.add_argument("--verbose", action="store_true")
+    args = parser.parse_args()
+    names = args.repo or (tune if args.tune else held_out)
+    label = "TUNE half, in-sample" if args.tune else "HELD-OUT half"
+    print(f"{label}; load average {os.getloadavg()[0]:.1f} (2 cores shared)")
+    return args, names, label

@@ -186,17 +186,23 @@ class CandidateSearch:
     def _totals(self, groups, filters, allowed, limit: int) -> dict[int, float]:
         """{doc number: BM25F} of the matching documents (only the best ``limit`` when the
         direct path does not apply and Whoosh's matcher ranks)."""
+        direct = self.direct_scorer()
+        if direct is not None:
+            try:
+                return direct.totals(groups, allowed)
+            except ranking.Unsupported:
+                self._direct = False
+        return {doc: score for score, doc in self._whoosh_top(groups, limit, filters)}
+
+    def direct_scorer(self) -> ranking.DirectScorer | None:
+        """The reader's direct BM25F scorer (made on first use), or None when Whoosh's own
+        matcher must rank (another weighting or postings codec)."""
         if self._direct is None:
             try:
                 self._direct = ranking.DirectScorer(self._searcher)
             except ranking.Unsupported:
                 self._direct = False
-        if self._direct:
-            try:
-                return self._direct.totals(groups, allowed)
-            except ranking.Unsupported:
-                self._direct = False
-        return {doc: score for score, doc in self._whoosh_top(groups, limit, filters)}
+        return self._direct or None
 
     def _docnum(self, doc_id: str) -> int | None:
         if doc_id not in self._docnums:

@@ -142,15 +142,11 @@ class IndexReader(CandidateSearch):
     def _top(self, groups: list[WordGroup], limit: int, filters) -> list[tuple[float, int]]:
         """The ``limit`` best (BM25F score, doc number): read from the postings directly
         (``ranking``), or by Whoosh's own search where that path does not apply."""
-        if self._direct is None:
-            try:
-                self._direct = ranking.DirectScorer(self._searcher)
-            except ranking.Unsupported:
-                self._direct = False
-        if self._direct:
+        direct = self.direct_scorer()
+        if direct is not None:
             allowed = self._allowed(filters)
             try:
-                return self._direct.top(groups, limit, allowed)
+                return direct.top(groups, limit, allowed)
             except ranking.Unsupported:
                 self._direct = False
         return self._whoosh_top(groups, limit, filters)

@@ -15,7 +15,7 @@ import pytest
 
 from whylens.cli import main
 
-from histories import build_session_history
+from histories import age_index, build_session_history
 
 
 def run(capsys, *argv):
@@ -86,17 +86,8 @@ def test_search_odd_queries_answer_or_stay_silent(indexed, index_dir, capsys, qu
 
 def test_search_on_an_index_of_another_version_rebuilds_it_once(indexed, index_dir, capsys,
                                                                 caplog):
-    import sqlite3
-
-    from whylens.index.store import IndexStore
-
     repo, shas = indexed
-    folder = IndexStore(index_dir).current_generation()
-    conn = sqlite3.connect(folder / "sidecar.sqlite")
-    conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
-    conn.execute("UPDATE meta SET value = '\"1.1\"' WHERE key = 'pipeline_version'")
-    conn.commit()
-    conn.close()
+    age_index(index_dir)
     argv = ("search", "deadlock when the pool is exhausted", "--repo", repo.root, "--index-dir",
             index_dir, "--json")
     with caplog.at_level(logging.WARNING):

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 import shutil
-import sqlite3
 
 import pytest
 
@@ -17,6 +16,8 @@ from whylens.retrieval import search as search_module
 from whylens.retrieval.search import search
 from whylens.semantic.static import StaticEncoder
 from whylens.semantic.table import DATA_DIR
+
+from histories import age_index
 
 
 def build(repo) -> dict[str, str]:
@@ -127,12 +128,7 @@ def test_an_index_of_the_previous_version_is_rebuilt_and_said_once(make_repo, in
     repo = make_repo()
     build(repo)
     run_index(repo.root, index_dir)
-    folder = IndexStore(index_dir).current_generation()
-    conn = sqlite3.connect(folder / "sidecar.sqlite")
-    conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
-    conn.execute("UPDATE meta SET value = '\"1.1\"' WHERE key = 'pipeline_version'")
-    conn.commit()
-    conn.close()
+    age_index(index_dir)
     with caplog.at_level(logging.WARNING):
         assert run_index(repo.root, index_dir).mode == "full"
         assert run_index(repo.root, index_dir).mode == "up-to-date"
