@@ -79,7 +79,7 @@ def search_modes(reader, queries: list[str], passes: int = 3) -> dict[str, tuple
     alike: the index's direct BM25F path (index/ranking.py), the same with its per-reader cache
     of common words' score tables off (every query pays for every posting list), and Whoosh's own
     matcher (the path before index/ranking.py: `_direct = False`). Wall and CPU ms per query; the
-    three must return identical hits."""
+    first two must return identical hits (the Whoosh path may differ: see the note printed)."""
     uncached = IndexStore(reader.store.path).reader()
     uncached._direct = ranking.DirectScorer(uncached._searcher)
     uncached._direct.cache_postings = 0
@@ -87,6 +87,7 @@ def search_modes(reader, queries: list[str], passes: int = 3) -> dict[str, tuple
     slow._direct = False
     modes = {"direct": reader, "direct, no cache": uncached, "whoosh": slow}
     out: dict[str, tuple[list, list]] = {name: ([], []) for name in modes}
+    differ = 0
     try:
         for r in modes.values():
             search(r, "warm up", k=10)
@@ -100,11 +101,15 @@ def search_modes(reader, queries: list[str], passes: int = 3) -> dict[str, tuple
                     out[name][1].append((time.process_time() - cpu) * 1000)
                     hits[name] = (result.abstained,
                                   [(h.id, round(h.score, 9)) for h in result.hits])
-                if len({repr(h) for h in hits.values()}) != 1:
-                    raise SystemExit(f"results differ for {q!r}: {hits}")
+                if hits["direct"] != hits["direct, no cache"]:
+                    raise SystemExit(f"the score cache changed results for {q!r}: {hits}")
+                differ += hits["direct"] != hits["whoosh"]
     finally:
         uncached.close()
         slow.close()
+    if differ:
+        print(f"  (Whoosh's matcher ranks only its own top N, so candidates found by meaning alone "
+              f"get no lexical score there: {differ} of {passes * len(queries)} answers differ)")
     return out
 
 

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import re
 
-from whylens.knowledge.sentences import split_sentences
-
 MAX_INPUT_CHARS = 50_000  # a longer body is cut first (generated messages)
 MAX_PROSE_CHARS = 8_000  # what a search document keeps of one message
 MAX_BLOCK_ERRORS = 3  # error lines kept from one code block or traceback
@@ -65,7 +63,8 @@ _LIST_ITEM = re.compile(r"^\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+(?=\S)")
 
 
 def search_prose(body: str) -> str:
-    """The searchable text of a commit body: paragraphs (one line each) separated by newlines."""
+    """The searchable text of a commit body: one sentence per line (split here, at index time,
+    so that picking answer sentences at query time needs no sentence splitter)."""
     if not body:
         return ""
     text = _HTML_COMMENT.sub("", body[:MAX_INPUT_CHARS].replace("\r\n", "\n").replace("\r", "\n"))
@@ -132,8 +131,11 @@ def search_prose(body: str) -> str:
             stripped = line[item.end():].strip()
         current.append(stripped)
     close()
-    out = "\n".join(p for p in (clean_line(p) for p in paragraphs) if p)
-    return out[:MAX_PROSE_CHARS]
+    from whylens.knowledge.sentences import split_sentences  # pulls the unit rules in: index time
+
+    cleaned = (clean_line(p) for p in paragraphs)
+    lines = [s for p in cleaned if p for s in split_sentences(p) if s]
+    return "\n".join(lines)[:MAX_PROSE_CHARS]
 
 
 def clean_line(text: str) -> str:
@@ -148,9 +150,6 @@ def clean_line(text: str) -> str:
 
 
 def sentences(subject: str, prose: str) -> list[str]:
-    """The quotable sentences of a message: the subject, then each paragraph's sentences."""
+    """The quotable sentences of a message: the subject, then the prose's (one per line)."""
     out = [clean_line(subject)] if subject and clean_line(subject) else []
-    for paragraph in prose.split("\n"):
-        if paragraph.strip():
-            out.extend(s for s in split_sentences(paragraph) if s)
-    return out
+    return out + [line for line in prose.split("\n") if line.strip()]
