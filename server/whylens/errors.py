@@ -67,6 +67,16 @@ class IndexCorruptError(WhyLensError):
         )
 
 
+class IndexOutdatedError(IndexCorruptError):
+    """The index was written by another WhyLens version (its schema differs): `whylens index`
+    rebuilds it from git."""
+
+    def __init__(self, path: str, found: object, expected: object) -> None:
+        self.found, self.expected = found, expected
+        super().__init__(path, f"it was built by another WhyLens version: schema {found}, this "
+                               f"one reads {expected}")
+
+
 class AnchorWorkerError(WhyLensError):
     """The anchor worker process failed; ``worker_traceback`` holds its traceback, if any."""
 

@@ -29,7 +29,7 @@ _AUTOLINK = re.compile(r"(?i)(?<=[a-z0-9+.-])(:)(?=//)|(?<![\w.-])(www)(\.)|(@)(
 # A line that starts with one of these becomes a heading, a list, a quote, a rule or a setext
 # underline: its first character is escaped.
 _LINE_START = re.compile(r"^(?:[#+=>-]|\d{1,9}[.)])")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")  # (ESC, CSI: no terminal codes)
 _SAFE_URL_CHARS = "/:?#@!$&'*+,;=%-._~"
 
 

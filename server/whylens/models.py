@@ -15,6 +15,10 @@ from typing import NamedTuple
 UNIT_TYPES = ("fact", "skill", "pattern")
 RECORD_TYPE = "decision"
 ALL_TYPES = UNIT_TYPES + (RECORD_TYPE,)
+# A commit document: a whole commit message, searchable beside the typed units it yielded.
+COMMIT_TYPE = "commit"
+SEARCH_TYPES = ALL_TYPES + (COMMIT_TYPE,)
+SNIPPET_BUDGET = 256  # characters of answer sentences a search hit carries by default
 
 # Why a commit yields no knowledge (it stays counted in the history).
 SKIP_REASONS = ("bot", "release", "trivial", "ignored", "merge")
@@ -179,6 +183,14 @@ class Hit:
     symbols: tuple[str, ...] = ()
     source: str = "commit"  # a unit's source; a record's kind (issue, pr, commit)
     url: str | None = None  # by the link rule (retrieval.citations.item_url)
+    snippet: str = ""  # the sentence(s) that best answer the query, within the caller's budget
+    # a decision record's story (None / empty for other hits); outcome: landed, reverted,
+    # superseded or unresolved, computed when searched
+    problem: str | None = None
+    cause: tuple[str, ...] = ()
+    decision: tuple[str, ...] = ()
+    rejected: tuple[str, ...] = ()
+    outcome: str | None = None
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Iterator
 
@@ -67,6 +68,44 @@ def units_for_symbol(conn, name: str, path: str | None = None) -> list[Unit]:
 
 def records_for_symbol(conn, name: str, path: str | None = None) -> list[Record]:
     return _items(conn, "records", "record_symbols", "record_id", name, path, load_record)
+
+
+def ids_for_symbols(conn, names: list[str]) -> set[str]:
+    """Ids of the units and records anchored to any of ``names`` (any dotted suffix matches)."""
+    if not names:
+        return set()
+    marks = _in(names)
+    found = {r[0] for r in conn.execute(
+        f"SELECT unit_id FROM unit_symbols WHERE tail IN {marks}", names)}
+    found |= {r[0] for r in conn.execute(
+        f"SELECT record_id FROM record_symbols WHERE tail IN {marks}", names)}
+    return found
+
+
+_FIX_SUBJECT = re.compile(r"\b(?:fix(?:e[sd]|ing)?|bug|regression|crash(?:es|ed)?|revert(?:s|ed)?)\b",
+                          re.I)
+
+
+def fix_commits(conn, shas: list[str]) -> set[str]:
+    """Those of ``shas`` whose subject says they fixed something."""
+    found: set[str] = set()
+    for start in range(0, len(shas), 500):
+        part = shas[start:start + 500]
+        found |= {sha for sha, subject in conn.execute(
+            f"SELECT sha, subject FROM commits WHERE sha IN {_in(part)}", part)
+            if _FIX_SUBJECT.search(subject or "")}
+    return found
+
+
+def superseding_candidates(conn, record: Record) -> list[Record]:
+    """Records sharing an anchor with ``record`` that name something they supersede."""
+    if not record.anchors:
+        return []
+    anchors = list(record.anchors)
+    sql = (f"SELECT DISTINCT r.json FROM record_symbols s JOIN records r ON r.id = s.record_id "
+           f"WHERE s.tail IN {_in(anchors)} AND s.tail = s.symbol AND r.id != ? "
+           "AND r.json NOT LIKE '%\"supersedes\":[]%'")
+    return [load_record(row[0]) for row in conn.execute(sql, anchors + [record.id])]
 
 
 def _entry(row, kind=None) -> HistoryEntry:

@@ -170,6 +170,10 @@ class DirectScorer:
     def top(self, groups, limit: int, allowed=None) -> list[tuple[float, int]]:
         """The ``limit`` best (score, global doc number), best first, ties by doc number.
         ``allowed``: a container of global doc numbers (the filter), or None."""
+        return best(self.totals(groups, allowed), limit)
+
+    def totals(self, groups, allowed=None) -> dict[int, float]:
+        """{global doc number: BM25F score} of every document that matches the query."""
         terms, ands = clauses(groups)
         totals: dict[int, float] = {}
         for index, (reader, offset) in enumerate(self.leaves):
@@ -200,7 +204,7 @@ class DirectScorer:
                 totals[doc + offset] = score
         if allowed is not None:
             totals = {doc: s for doc, s in totals.items() if doc in allowed}
-        return _best(totals, limit)
+        return totals
 
 
 def _w3_blocks(matcher: W3LeafMatcher):
@@ -251,7 +255,7 @@ def _any(matcher):
     yield ids, weights
 
 
-def _best(totals: dict[int, float], limit: int) -> list[tuple[float, int]]:
+def best(totals: dict[int, float], limit: int) -> list[tuple[float, int]]:
     if not totals or limit <= 0:
         return []
     top = heapq.nlargest(limit, totals.items(), key=itemgetter(1))
@@ -272,4 +276,4 @@ def _installed() -> tuple:
 
 _SUPPORTED = whoosh_supported()
 
-__all__ = ["DirectScorer", "Unsupported", "clauses", "whoosh_supported", "VERIFIED_WHOOSH"]
+__all__ = ["DirectScorer", "Unsupported", "best", "clauses", "whoosh_supported", "VERIFIED_WHOOSH"]

@@ -116,8 +116,11 @@ def why_answer(story, data: dict, links, limit: int) -> Answer:
 
 def _hit_text(hit: dict) -> str:
     """The hit's title (or its content, when the title is only the start of it), then the rest
-    of the content on a second line."""
+    of the content on a second line: its answer sentences when search picked them."""
     title, content = hit.get("title") or "", " ".join((hit.get("content") or "").split())
+    snippet = " ".join((hit.get("snippet") or "").split())
+    if snippet and snippet != title:
+        content = snippet  # the sentences that answer the question (search's snippet)
     stem = title.rstrip(".… ").lower()
     main, rest = (content, "") if content.lower().startswith(stem) else (title, content)
     line = (f"- [{hit.get('type')}] {inline(main, 240)} — "

@@ -25,7 +25,7 @@ from whylens.history.blobs import BlobReader
 from whylens.history.links import WebLinks
 from whylens.history.repo import open_repository
 from whylens.history.walk import walk
-from whylens.index.store import PIPELINE_VERSION, IndexStore
+from whylens.index.store import PIPELINE_VERSION, IndexStore, outdated_reason
 from whylens.knowledge.extract import extract_units
 from whylens.locate import locate
 from whylens.models import Commit
@@ -61,7 +61,11 @@ def _read_meta(store: IndexStore) -> dict:
 
 def _plan(repo, meta: dict, head: str) -> tuple[str, list[str]]:
     """Choose the mode and the commits to exclude from the walk."""
-    if not meta or meta.get("pipeline_version") != PIPELINE_VERSION:
+    if not meta:
+        return "full", []
+    outdated = outdated_reason(meta)
+    if outdated:
+        log.warning("%s; rebuilding it", outdated)  # said once: the rebuild stamps the versions
         return "full", []
     last = meta.get("last_sha")
     if last and last == head:

@@ -159,8 +159,9 @@ def test_another_whoosh_release_uses_whoosh_search(segmented, monkeypatch):
 
 
 def test_an_empty_index_answers_nothing_yet(make_repo, index_dir, capsys):
-    """A new repository with one commit: no unit, an empty Whoosh index; search and
-    explain-error answer, and the first flush of an index is usable the same way."""
+    """A new repository whose one commit carries no intent (a release: no unit, no commit
+    document), so an empty Whoosh index; search and explain-error answer, and the first flush
+    of an index is usable the same way."""
     import io
     import sys
 
@@ -168,7 +169,7 @@ def test_an_empty_index_answers_nothing_yet(make_repo, index_dir, capsys):
     from whylens.pipeline import run_index
 
     repo = make_repo("young")
-    repo.commit("init", {"README.md": "hello\n"})
+    repo.commit("Release 0.1.0", {"README.md": "hello\n"})
     run_index(repo.root, index_dir)
     common = ["--repo", str(repo.root), "--index-dir", str(index_dir)]
     assert main(["search", "foo bar", *common]) == 0

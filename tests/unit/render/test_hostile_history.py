@@ -150,3 +150,18 @@ def test_code_spans_and_links():
     assert link("#1", "command:evil") == "#1" and link("#1", "javascript:x") == "#1"
     assert link("#1", "https://h/p/1") == "[#1](https://h/p/1)"
     assert safe_url("https://h/a) ![](https://e/p.png") == "https://h/a%29%20!%5B%5D%28https://e/p.png"
+
+
+def test_terminal_output_carries_no_control_sequences():
+    """``whylens search`` prints history text to a terminal: a subject cannot clear the screen,
+    retitle the window or hide text (ESC and CSI sequences, C0/C1 controls are dropped)."""
+    from whylens.render.hits import human_lines
+
+    evil = "Fix pool\x1b[2J\x1b]0;owned\x07 timeout\x9b31m\r\x08"
+    data = {"abstained": False, "results": [{
+        "type": "skill", "title": evil, "snippet": evil + " because it hung", "outcome": None,
+        "commit": "a" * 40, "author": "Mallory\x1b[8m", "date": "2024-01-01", "score": 1.0,
+        "url": None}]}
+    text = "\n".join(human_lines(data))
+    assert not any(ord(c) < 32 and c != "\n" or 0x7f <= ord(c) <= 0x9f for c in text)
+    assert "Fix pool" in text and "because it hung" in text and "Mallory" in text

@@ -128,8 +128,9 @@ def test_search_json_exact_shape():
     out = to_json(SearchResult("pool deadlock", False, hits))
     assert set(out) == {"query", "abstained", "results"}
     keys = {"id", "type", "title", "content", "score", "commit", "author", "date", "files",
-            "symbols", "source", "url"}
-    assert all(set(r) == keys for r in out["results"])
+            "symbols", "source", "url", "snippet"}
+    record_keys = keys | {"problem", "cause", "decision", "rejected", "outcome"}
+    assert [set(r) for r in out["results"]] == [keys, keys, record_keys]
     assert out["results"][0]["url"] == f"https://github.com/acme/shop/commit/{SHA[1]}"
     assert out["results"][0]["score"] == 1.2346
     assert out["results"][1]["url"].endswith("/pull/12") and out["results"][1]["commit"] == SHA[2]
