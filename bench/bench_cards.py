@@ -1,28 +1,37 @@
-"""Cards on held-out repositories: item usefulness, record field precision, length, hover time.
+"""Cards: item usefulness, record field precision, length, hover time, on a tune or held-out set.
 
-    # choose the symbols once (committed: bench/labels/cards/symbols.tsv)
-    python bench/bench_cards.py select --repo flask=/tmp/flask --index flask=/tmp/idx-flask ...
-    # measure this code and, in the same run, a baseline checkout of the code with its own index
-    python bench/bench_cards.py report --repo flask=/tmp/flask --index flask=/tmp/idx-flask \
-        --baseline-code /tmp/base/server --baseline-index flask=/tmp/idx-base-flask ...
-    # write the items no label covers yet, for a person to label
+    # choose the symbols once (committed: bench/labels/cards/<set>symbols.tsv)
+    python bench/bench_cards.py select --set tune --repo requests=/tmp/requests \
+        --index requests=/tmp/idx-requests --extra express=lib/request.js:4 ...
+    # measure this code and, in the same run, baseline checkouts of the code with their own index
+    python bench/bench_cards.py report --set heldout --repo flask=/tmp/flask \
+        --index flask=/tmp/idx-flask --baseline main=/tmp/main/server \
+        --baseline-index main:flask=/tmp/idx-main-flask ...
+    # write the items no label covers yet (of every code measured, deduplicated and shuffled:
+    # nothing says which code showed them), for a person to label blind
     python bench/bench_cards.py report ... --unlabelled /tmp/todo.jsonl
 
-The repositories are the held-out ones of bench/labelling/GUIDE.md (flask, axios, gin, jq): no
-rule, weight or threshold of the cards was tuned on them. Each needs a work tree (the card reads
-the symbol from the file) and an index built by the code being measured.
+Two sets (bench/labelling/GUIDE.md): ``tune`` (requests, express, redis, mux; every weight and
+gate of the cards was chosen on it, so its figures are in-sample) and ``heldout`` (flask, axios,
+gin, jq; reported only). Each repository needs a work tree (the card reads the symbol from the
+file) and an index built by the code being measured.
 
 What a card shows is read from the markdown of ``whylens why --symbol`` (the default view) as a
 reader sees it: every knowledge item (a pitfall, constraint or fix; a record's problem, cause,
 decision or rejected alternative; a reverted change; the change behind a line). The history table
 and the "Fixed in" lines are left out (the symbol-history benchmark measures those). Labels, one
-JSON object a line in bench/labels/cards/<repo>.jsonl: ``{"repo", "path", "symbol", "field",
-"text", "label": useful|marginal|noise, "field_ok": true|false (record fields), "note"}`` — a
-person's reading of the item alone, as a stranger to the code would read it on a card.
+JSON object a line in bench/labels/cards/<repo>.jsonl (tune: tune-<repo>.jsonl): ``{"repo",
+"path", "symbol", "field", "text", "label": useful|marginal|noise, "field_ok": true|false (record
+fields), "note"}`` — a person's reading of the item alone, as a stranger to the code would read it
+on a card: *useful* says why this code is the way it is (a constraint, a failure mode and its
+cause, the reason for a choice); *marginal* is about this code but says only what was done ("Add
+X option"), or says why only vaguely; *noise* is about other code, housekeeping, a fragment, or
+wrong.
 
 Record field precision is also read on a seeded sample of records that count as a symbol's
-decisions (``sample-records``, ids in bench/labels/cards/records.tsv, every field of them, in both
-codes' indexes; labels in records.jsonl: ``{"repo", "record", "field", "text", "field_ok"}``).
+decisions (``sample-records``, ids in <set>records.tsv, every field of them, in every code's
+index; labels in records.jsonl / tune-records.jsonl: ``{"repo", "record", "field", "text",
+"field_ok"}``).
 """
 
 from __future__ import annotations
@@ -40,7 +49,15 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 LABELS = Path(__file__).resolve().parent / "labels" / "cards"
-SYMBOLS = LABELS / "symbols.tsv"
+# Two symbol sets: "heldout" (flask, axios, gin, jq: reported, never tuned on) and "tune"
+# (requests, express, redis, mux: every weight and gate of the cards was chosen on it). Each has
+# its symbols, its record sample and its record-field labels; item labels (keyed by repository)
+# are read from every file.
+SETS = {
+    "heldout": {"symbols": "symbols.tsv", "records": "records.tsv", "record_labels": "records.jsonl"},
+    "tune": {"symbols": "tune-symbols.tsv", "records": "tune-records.tsv",
+             "record_labels": "tune-records.jsonl"},
+}
 PER_REPO = 10
 MIN_CHANGES = 3
 # Generated or vendored code: nobody reads a card there (axios commits its dist/ bundles).
@@ -58,6 +75,10 @@ def pairs(values: list[str]) -> dict[str, str]:
     return dict(v.split("=", 1) for v in values or [])
 
 
+def set_file(args, what: str) -> Path:
+    return LABELS / SETS[args.set][what]
+
+
 # -- selecting symbols (run once, with the baseline index) --------------------------------------
 
 def select(args) -> int:
@@ -67,7 +88,12 @@ def select(args) -> int:
     from whylens.symbols.outline import find, outline
 
     rng = random.Random(args.seed)
-    rows = []
+    rows: list[str] = []
+    extra = {}  # repo -> (file, how many more symbols from it)
+    for value in args.extra or []:
+        name, rest = value.split("=", 1)
+        path, n = rest.rsplit(":", 1)
+        extra[name] = (path, int(n))
     for name, repo in pairs(args.repo).items():
         reader = IndexStore(Path(pairs(args.index)[name])).reader()
         try:
@@ -86,16 +112,21 @@ def select(args) -> int:
                 continue
             if find(outline(file.read_bytes(), language), symbol) is not None:
                 candidates.append((path, symbol, n))
-        for path, symbol, n in sorted(rng.sample(candidates, min(args.per_repo, len(candidates)))):
-            rows.append(f"{name}\t{path}\t{symbol}\t{n}")
+        picked = sorted(rng.sample(candidates, min(args.per_repo, len(candidates))))
+        if name in extra:  # more from one file (express's getter-heavy lib/request.js)
+            path, n = extra[name]
+            more = [c for c in candidates if c[0] == path and c not in picked]
+            picked += sorted(rng.sample(more, min(n, len(more))))
+        rows += [f"{name}\t{path}\t{symbol}\t{n}" for path, symbol, n in picked]
     LABELS.mkdir(parents=True, exist_ok=True)
-    SYMBOLS.write_text("repo\tpath\tsymbol\tchanges_at_selection\n" + "\n".join(rows) + "\n")
-    print(f"wrote {len(rows)} symbols to {SYMBOLS}")
+    target = set_file(args, "symbols")
+    target.write_text("repo\tpath\tsymbol\tchanges_at_selection\n" + "\n".join(rows) + "\n")
+    print(f"wrote {len(rows)} symbols to {target}")
     return 0
 
 
-def symbols() -> list[tuple[str, str, str]]:
-    lines = SYMBOLS.read_text().splitlines()[1:]
+def symbols(args) -> list[tuple[str, str, str]]:
+    lines = set_file(args, "symbols").read_text().splitlines()[1:]
     return [tuple(line.split("\t")[:3]) for line in lines if line.strip()]  # type: ignore[misc]
 
 
@@ -136,8 +167,25 @@ def clean(text: str) -> str:
     return " ".join(text.split()).strip()
 
 
-def measure(args) -> dict:
+def each_symbol(args):
+    """(repo, path, symbol, reader) for every symbol of the set whose repository was given; the
+    readers (one per index) are closed at the end."""
     from whylens.index.store import IndexStore
+
+    readers: dict[str, object] = {}
+    repos, indexes = pairs(args.repo), pairs(args.index)
+    try:
+        for repo, path, symbol in symbols(args):
+            if repo in repos:
+                if repo not in readers:
+                    readers[repo] = IndexStore(Path(indexes[repo])).reader()
+                yield repo, path, symbol, readers[repo]
+    finally:
+        for reader in readers.values():
+            reader.close()  # type: ignore[attr-defined]
+
+
+def measure(args) -> dict:
     from whylens.render.cards import hover_card
     try:
         from whylens.render.rationale import rationale
@@ -147,37 +195,24 @@ def measure(args) -> dict:
     from whylens.retrieval.why import symbol_story, why
 
     results = []
-    readers: dict[str, object] = {}
-    repos, indexes = pairs(args.repo), pairs(args.index)
-    try:
-        for repo, path, symbol in symbols():
-            if repo not in repos:
-                continue
-            if repo not in readers:
-                readers[repo] = IndexStore(Path(indexes[repo])).reader()
-            reader = readers[repo]
-            links = web_links_from_meta(reader.meta)  # type: ignore[attr-defined]
-            story = why(reader, path, symbol=symbol, repo_root=Path(repos[repo]))
-            markdown = rationale(story, links)
-            card = hover_card(story, links) or ""
-            times = []
-            for _ in range(HOVER_REPEATS):
-                start = time.perf_counter()
-                hover_card(symbol_story(reader, path, story.symbol, now=time.time()), links)
-                times.append(time.perf_counter() - start)
-            results.append({"repo": repo, "path": path, "symbol": symbol,
-                            "items": items_of(markdown), "why_chars": len(markdown),
-                            "hover_chars": len(card), "hover_seconds": times})
-    finally:
-        for reader in readers.values():
-            reader.close()  # type: ignore[attr-defined]
+    repos = pairs(args.repo)
+    for repo, path, symbol, reader in each_symbol(args):
+        links = web_links_from_meta(reader.meta)  # type: ignore[attr-defined]
+        story = why(reader, path, symbol=symbol, repo_root=Path(repos[repo]))
+        markdown = rationale(story, links)
+        card = hover_card(story, links) or ""
+        times = []
+        for _ in range(HOVER_REPEATS):
+            start = time.perf_counter()
+            hover_card(symbol_story(reader, path, story.symbol, now=time.time()), links)
+            times.append(time.perf_counter() - start)
+        results.append({"repo": repo, "path": path, "symbol": symbol,
+                        "items": items_of(markdown), "why_chars": len(markdown),
+                        "hover_chars": len(card), "hover_seconds": times})
     return {"code": os.environ.get("PYTHONPATH") or "this checkout", "symbols": results}
 
 
 # -- record fields: a sample of the records that count as a symbol's decisions ------------------
-
-RECORD_SAMPLE = LABELS / "records.tsv"
-
 
 def sample_records(args) -> int:
     """Pick ``--per-repo`` records anchored to a symbol (the ones cards show), seeded; the same
@@ -193,8 +228,8 @@ def sample_records(args) -> int:
         finally:
             reader.close()
         rows += [f"{name}\t{rid}" for rid in sorted(rng.sample(ids, min(args.per_repo, len(ids))))]
-    RECORD_SAMPLE.write_text("repo\trecord\n" + "\n".join(rows) + "\n")
-    print(f"wrote {len(rows)} record ids to {RECORD_SAMPLE}")
+    set_file(args, "records").write_text("repo\trecord\n" + "\n".join(rows) + "\n")
+    print(f"wrote {len(rows)} record ids to {set_file(args, 'records')}")
     return 0
 
 
@@ -205,7 +240,10 @@ def measure_records(args) -> list[dict]:
 
     out = []
     indexes = pairs(args.index)
-    wanted = [line.split("\t") for line in RECORD_SAMPLE.read_text().splitlines()[1:] if line]
+    sample = set_file(args, "records")
+    if not sample.exists():
+        return out
+    wanted = [line.split("\t") for line in sample.read_text().splitlines()[1:] if line]
     for repo in sorted({r for r, _ in wanted}):
         if repo not in indexes:
             continue
@@ -226,9 +264,9 @@ def measure_records(args) -> list[dict]:
     return out
 
 
-def field_precision(name: str, claims: list[dict], unlabelled: list) -> list[str]:
+def field_precision(args, name: str, claims: list[dict], unlabelled: list) -> list[str]:
     labels = {}
-    file = LABELS / "records.jsonl"
+    file = set_file(args, "record_labels")
     if file.exists():
         for line in file.read_text(encoding="utf-8").splitlines():
             if line.strip():
@@ -251,7 +289,8 @@ def field_precision(name: str, claims: list[dict], unlabelled: list) -> list[str
 
 def load_labels() -> dict[tuple, dict]:
     out = {}
-    for file in sorted(f for f in LABELS.glob("*.jsonl") if f.name != "records.jsonl"):
+    record_labels = {spec["record_labels"] for spec in SETS.values()}
+    for file in sorted(f for f in LABELS.glob("*.jsonl") if f.name not in record_labels):
         for line in file.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 row = json.loads(line)
@@ -308,37 +347,44 @@ def pct(values, q: float) -> float:
 
 def report(args) -> int:
     runs = [("this branch", {**measure(args), "records": measure_records(args)})]
-    if args.baseline_code:
-        command = [sys.executable, __file__, "measure", *sum((["--repo", f"{k}={v}"] for k, v in
-                                                              pairs(args.repo).items()), []),
-                   *sum((["--index", f"{k}={v}"] for k, v in pairs(args.baseline_index).items()), [])]
-        env = dict(os.environ, PYTHONPATH=args.baseline_code)
+    indexes: dict[str, dict[str, str]] = defaultdict(dict)  # baseline -> repo -> index
+    for value in args.baseline_index or []:
+        key, index = value.split("=", 1)
+        baseline, repo = key.split(":", 1)
+        indexes[baseline][repo] = index
+    for baseline, code in pairs(args.baseline).items():
+        command = [sys.executable, __file__, "measure", "--set", args.set,
+                   *sum((["--repo", f"{k}={v}"] for k, v in pairs(args.repo).items()), []),
+                   *sum((["--index", f"{k}={v}"] for k, v in indexes[baseline].items()), [])]
+        env = dict(os.environ, PYTHONPATH=code)
         out = subprocess.run(command, env=env, capture_output=True, text=True, check=True).stdout
-        runs.append(("baseline", json.loads(out)))
+        runs.append((baseline, json.loads(out)))
     labels = load_labels()
     unlabelled: list[dict] = []
     lines = []
     record_claims: list[dict] = []
     for name, run in runs:
         lines += summarise(name, run, labels, unlabelled)
-        if RECORD_SAMPLE.exists():
-            lines += field_precision(name, run.get("records", []), record_claims) + [""]
+        lines += field_precision(args, name, run.get("records", []), record_claims) + [""]
     print("\n".join(lines))
     if args.unlabelled:
-        seen = set()
-        with open(args.unlabelled, "w", encoding="utf-8") as fh:
-            for row in unlabelled:
-                key = (row["repo"], row["symbol"], row["field"], row["text"])
-                if key not in seen:
-                    seen.add(key)
-                    fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-        print(f"{len(seen)} unlabelled items written to {args.unlabelled}")
-        with open(f"{args.unlabelled}.records", "w", encoding="utf-8") as fh:
-            for row in {json.dumps(r, ensure_ascii=False, sort_keys=True) for r in record_claims}:
-                fh.write(row + "\n")
+        write_blind(args.unlabelled, unlabelled, ("repo", "symbol", "field", "text"))
+        write_blind(f"{args.unlabelled}.records", record_claims, ("repo", "record", "field", "text"))
     if args.json:
         Path(args.json).write_text(json.dumps(dict(runs), indent=1))
     return 0
+
+
+def write_blind(file: str, rows: list[dict], key: tuple[str, ...]) -> None:
+    """The rows no label covers, once each, shuffled (seeded): the order says nothing about
+    which code showed them, so they can be labelled blind."""
+    unique = {tuple(row[k] for k in key): row for row in rows}
+    ordered = sorted(unique.values(), key=lambda r: json.dumps(r, sort_keys=True))
+    random.Random(7).shuffle(ordered)
+    with open(file, "w", encoding="utf-8") as fh:
+        for row in ordered:
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    print(f"{len(ordered)} unlabelled rows written to {file}")
 
 
 def main() -> int:
@@ -346,16 +392,22 @@ def main() -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     for name in ("select", "measure", "report", "sample-records"):
         p = sub.add_parser(name)
+        p.add_argument("--set", choices=sorted(SETS), default="heldout")
         p.add_argument("--repo", action="append", help="NAME=work tree")
         p.add_argument("--index", action="append", help="NAME=index folder built by this code")
         if name in ("select", "sample-records"):
             p.add_argument("--per-repo", type=int, default=PER_REPO)
             p.add_argument("--seed", type=int, default=13)
+        if name == "select":
+            p.add_argument("--extra", action="append",
+                           help="NAME=PATH:N: N more symbols from one file of NAME")
         if name == "report":
-            p.add_argument("--baseline-code", help="a `server` folder of the code to compare with")
-            p.add_argument("--baseline-index", action="append", help="NAME=index built by it")
+            p.add_argument("--baseline", action="append",
+                           help="LABEL=a `server` folder of code to compare with")
+            p.add_argument("--baseline-index", action="append",
+                           help="LABEL:NAME=index built by that code")
             p.add_argument("--unlabelled", help="write the items no label covers to this file")
-            p.add_argument("--json", help="write both runs as JSON here")
+            p.add_argument("--json", help="write every run as JSON here")
     args = parser.parse_args()
     if args.command == "select":
         return select(args)

@@ -9,7 +9,7 @@ No behaviour here that needs git, tree-sitter, Whoosh or pygls. Conventions used
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 UNIT_TYPES = ("fact", "skill", "pattern")
@@ -129,6 +129,7 @@ class ThreadUnit:
     kind: str  # description comment review commit
     text: str
     url: str | None = None
+    commit: str | None = None  # the commit whose message it is from; None: the work as a whole
 
 
 @dataclass(frozen=True)
@@ -137,6 +138,9 @@ class Claim:
 
     text: str
     unit: str  # ThreadUnit.id
+    # the sentence classifier's probability that it is knowledge at all (a card's confidence
+    # starts from it); not part of what the claim is, so equal claims compare equal
+    weight: float = field(default=0.5, compare=False)
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from whylens.index.schema import SCHEMA_VERSION
 
 # Bump when extraction, anchoring or records change what an index holds: the pipeline rebuilds
 # when the stored value differs. It embeds SCHEMA_VERSION, so a schema change rebuilds too.
-PIPELINE_VERSION = f"{SCHEMA_VERSION}.3"  # .3: learned extraction + records; events as stored, byte paths
+PIPELINE_VERSION = f"{SCHEMA_VERSION}.4"  # .4: cards gated per symbol (knowledge.confidence)
 
 
 def outdated_reason(meta: dict) -> str | None:

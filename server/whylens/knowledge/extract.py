@@ -4,7 +4,9 @@ Steps: the commit's sentences (``sentences.commit_sentences``) are classified by
 sentence classifier (``classify``; its probability that the sentence is knowledge at all becomes
 the unit's weight); a Pattern absorbs the next sentence when that one carries the resolution; a
 lead-in (a sentence ending in ":") or one that says too little (``substance``) is never a unit;
-ids dedupe within the commit; at most ``MAX_UNITS`` are kept (the highest weights).
+ids dedupe within the commit; at most ``MAX_UNITS`` are kept (the highest weights). A unit is
+anchored only to the symbols whose card it confidently explains (``confidence``): not to every
+symbol its commit changed.
 
 When the classifier's data cannot be loaded (or ``use_model=False``), the rules decide instead:
 the heuristics table, with one low-prior unit from the subject when nothing fires (see
@@ -14,15 +16,16 @@ the heuristics table, with one low-prior unit from the subject when nothing fire
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable
 
 from whylens.knowledge import classify, heuristics, subjects
+from whylens.knowledge.confidence import UNIT_FIELDS, evidence, shown
 from whylens.knowledge.features import CommitKind, commit_kind, sentence_features
 from whylens.knowledge.ids import normalise, unit_id
 from whylens.knowledge.sentences import Sentence, commit_sentences, split_sentences
 from whylens.knowledge.substance import is_substantive
-from whylens.models import Commit, Unit
+from whylens.models import Commit, SymbolEvent, Unit
 
 MAX_UNITS = 8  # per commit
 SWEEPING_SYMBOLS = 25  # a commit changing more symbols anchors its units to none (p95: ~20)
@@ -52,9 +55,10 @@ class _Draft:
 
 def extract_units(
     commit: Commit, files: Iterable[str] = (), symbols: Iterable[str] = (), *,
-    use_model: bool = True,
+    use_model: bool = True, events: Iterable[SymbolEvent] = (),
 ) -> list[Unit]:
-    """The knowledge units of one commit ([] for a filtered commit)."""
+    """The knowledge units of one commit ([] for a filtered commit). ``symbols`` are the symbols
+    it changed (default: those of ``events``, its symbol events, which say how it changed each)."""
     if commit.skip_reason is not None:
         return []
     unit_files = tuple(files) or tuple(change.path for change in commit.changes)
@@ -66,10 +70,16 @@ def extract_units(
         drafts = _model_drafts(sentences, commit, unit_files, model)
     else:
         drafts = _rule_drafts(sentences)
-    unit_symbols = tuple(symbols)
+    events = [e for e in events if e.kind != "deleted"]
+    unit_symbols = tuple(symbols) or tuple(dict.fromkeys(e.symbol for e in events))
     if len(unit_symbols) > SWEEPING_SYMBOLS:
         unit_symbols = ()  # a sweeping change: what it says is no one symbol's story
-    return _units(drafts, commit, unit_files, unit_symbols)
+    kinds = {e.symbol: e.kind for e in events}
+    return [replace(unit, symbols=tuple(
+        s for s in unit.symbols if shown(evidence(
+            unit.content, UNIT_FIELDS[unit.type], unit.weight, s, kinds.get(s, "body"),
+            unit_symbols))))
+        for unit in _units(drafts, commit, unit_files, unit_symbols)]
 
 
 def _units(drafts: list[_Draft], commit: Commit, unit_files, unit_symbols) -> list[Unit]:

@@ -165,7 +165,7 @@ def _mine(commits, anchoring, writer, resumed, summary: IndexStats, report: Prog
         seen = new.positions.popleft()
         symbols = tuple(dict.fromkeys(e.symbol for e in events))
         units = extract_units(commit, files=tuple(c.path for c in commit.changes),
-                              symbols=symbols)
+                              symbols=symbols, events=events)
         writer.add_units(units)
         # records are built from the events as stored: what a resumed run reads back
         events = events_by_commit[commit.sha] = writer.add_events(events)

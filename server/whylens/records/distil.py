@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from whylens.knowledge.classify import SentenceModel
 from whylens.knowledge.cues import ACTION_VERBS, BEFORE, CAUSE, REJECTED, STRONG_CAUSE
@@ -52,6 +53,7 @@ def distil(title: Claim | None, claims: Sequence[Claim], kind: CommitKind,
     they name a step, which the history already lists)."""
     steps = {_norm(s) for s in subjects}
     scored: list[tuple[Claim, bool, dict[str, float]]] = []
+    knowledge: dict[int, float] = {}  # id(claim) -> P(it is knowledge at all)
     # chatter, hedges and housekeeping are no field of a record (a first-person sentence may be
     # an alternative someone tried: "I tried X, but ...")
     claims = [c for c in claims if vetoed(c.text) in (None, "first-person")
@@ -62,6 +64,7 @@ def distil(title: Claim | None, claims: Sequence[Claim], kind: CommitKind,
         prediction = model.predict(sentence_features(
             claim.text, from_subject=is_title, index=index, kind=kind))
         scored.append((claim, is_title, prediction.role_probs))
+        knowledge[id(claim)] = 1.0 - prediction.unit_probs.get("none", 0.0)
 
     def best(probs: dict[str, float]) -> str:
         return max((p, c) for c, p in probs.items() if c != "none")[1]
@@ -93,7 +96,13 @@ def distil(title: Claim | None, claims: Sequence[Claim], kind: CommitKind,
     titled = [c for is_title, _, c in ranked if is_title]
     others = [c for is_title, _, c in ranked if not is_title]
     decision = _unique(titled + others[:MAX_DECISIONS - len(titled)])
-    return problem, cause, decision, rejected
+
+    def weighed(claim: Claim) -> Claim:  # a card's confidence starts from it (knowledge.confidence)
+        origin = title if title is not None and claim.unit == title.unit else claim  # or cut from it
+        return replace(claim, weight=round(knowledge.get(id(origin), claim.weight), 3))
+
+    return (weighed(problem) if problem else None, tuple(map(weighed, cause)),
+            tuple(map(weighed, decision)), tuple(map(weighed, rejected)))
 
 
 def _step(text: str, subjects: set[str]) -> bool:

@@ -25,6 +25,7 @@ from whylens.knowledge.clean import clean_inline
 from whylens.knowledge.features import commit_kind
 from whylens.knowledge.subjects import housekeeping_work
 from whylens.models import Commit, Record, SymbolEvent
+from whylens.records.about import explained_anchors
 from whylens.records.extract import (
     CAUSE, DECISION, REJECTED, explains, extract_fields, supersedes_refs, thread_shape,
 )
@@ -257,9 +258,10 @@ def _merge_work(merge: Commit, number: int, brought: list[Commit]) -> _Work:
 def _squash_work(commit: Commit, number: int) -> _Work:
     title = strip_pr_suffix(commit.subject)
     work = _Work(f"pr-{number}", "pr", number, title, commit, [commit], author=commit.author)
+    # one commit holds the whole PR: its description is that commit's message
     work.builder.add_paragraph(paragraphs(title)[0] if paragraphs(title) else title, "description",
-                               commit.author)
-    work.builder.add_text(commit.body, "description", commit.author)
+                               commit.author, commit=commit.sha)
+    work.builder.add_text(commit.body, "description", commit.author, commit=commit.sha)
     work.raw.append(commit.message)
     return _with_closing_issue(work)
 
@@ -312,9 +314,10 @@ def _finish(work: _Work, events_by_commit: dict[str, list[SymbolEvent]]) -> Reco
                             opening=work.kind != "commit", kind=kind, subjects=subjects)
     # Housekeeping (a release, AUTHORS, lint, CI, docs) and work known only by its title are
     # never a symbol's decision: unanchored, they stay findable by search; no card counts them.
+    # Otherwise it is anchored to the symbols it has something to say about (records.about).
     anchors = () if housekeeping_work(work.title, files) or not explains(work.title, fields) \
         else anchors_for([c.sha for c in work.commits], events_by_commit)
-    return Record(
+    record = Record(
         id=work.id, kind=work.kind, number=work.number, title=work.title,
         problem=fields.problem, cause=fields.cause, decision=fields.decision, rejected=fields.rejected,
         fixing_commits=tuple(c.sha for c in work.commits), partner=work.partner, merged=True,
@@ -322,6 +325,7 @@ def _finish(work: _Work, events_by_commit: dict[str, list[SymbolEvent]]) -> Reco
         thread_shape=thread_shape(units, fields), distilled_by="rules", thread=units,
         anchors=anchors, files=files, author=work.author, date=work.landing.date,
     )
+    return replace(record, anchors=explained_anchors(record, anchors, events_by_commit))
 
 
 def anchors_for(shas, events_by_commit: dict[str, list[SymbolEvent]]) -> tuple[str, ...]:

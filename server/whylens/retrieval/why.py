@@ -13,8 +13,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from whylens.errors import InvalidInputError
-from whylens.models import HistoryEntry, LineChange, Record, Story, Symbol, Unit
-from whylens.records.extract import Fields, explains
+from whylens.models import EVENT_KINDS, HistoryEntry, LineChange, Record, Story, Symbol, Unit
+from whylens.records.about import CommitSymbols, claims_about, says_anything
 from whylens.retrieval.evidence import anchored_exactly, has_fix_edge, record_outcome, revert_check
 from whylens.retrieval.paths import read_source, repo_relative, source_bytes
 from whylens.retrieval.reversals import split_current
@@ -83,7 +83,7 @@ def symbol_story(reader: IndexReader, rel_path: str, target: Symbol, *, now: flo
     history = _newest_first(reader.symbol_history(target.name, path=rel_path))
     units = sort_units(reader.units_for_symbol(target.name, path=rel_path))
     candidates = list(reader.records_for_symbol(target.name, path=rel_path))
-    anchored = select_records(candidates, target.name)
+    anchored = select_records(candidates, target.name, history, _commit_symbols(reader))
     outcomes = {r.id: record_outcome(reader, r, candidates) for r in anchored}
     records, current, reversals = split_current(reader, anchored, outcomes, units,
                                                 revert_check(reader))
@@ -114,14 +114,36 @@ def file_story(reader: IndexReader, rel_path: str, *, now: float) -> Story:
     return _with_summary(Story(path=rel_path, symbol=None, history=history), now)
 
 
-def select_records(records: Iterable[Record], qualified: str) -> tuple[Record, ...]:
-    """The symbol's decisions, newest first: a fix edge, an anchor on ``qualified`` itself
-    (housekeeping work is never anchored), and something said beyond the title — work known
-    only by its title is a change in the history, not a decision."""
-    kept = [r for r in records if has_fix_edge(r) and anchored_exactly(r, qualified)
-            and explains(r.title, Fields(r.problem, r.cause, r.decision, r.rejected))]
+def select_records(records: Iterable[Record], qualified: str,
+                   history: Iterable[HistoryEntry] = (),
+                   commit_symbols: CommitSymbols = lambda sha: ()) -> tuple[Record, ...]:
+    """The symbol's decisions, newest first, each with only the claims that explain this
+    symbol (``records.about``: from commits that changed it — ``history`` — and confident
+    enough): a fix edge, an anchor on ``qualified`` itself (housekeeping work is never
+    anchored), and something left to say — work known only by its title is a change in the
+    history, not a decision."""
+    changes = {e.commit: e.kind for e in history if e.kind in EVENT_KINDS and e.kind != "deleted"}
+    kept = []
+    for record in records:
+        if not (has_fix_edge(record) and anchored_exactly(record, qualified)):
+            continue
+        about = claims_about(record, qualified, changes, commit_symbols)
+        if says_anything(about):
+            kept.append(about)
     kept.sort(key=lambda r: r.date or "", reverse=True)
     return tuple(kept)
+
+
+def _commit_symbols(reader: IndexReader) -> CommitSymbols:
+    """The symbols a commit changed, read from the index once per commit."""
+    cache: dict[str, list[str]] = {}
+
+    def symbols(sha: str) -> list[str]:
+        if sha not in cache:
+            cache[sha] = [e.symbol for e in reader.events_of(sha) if e.kind != "deleted"]
+        return cache[sha]
+
+    return symbols
 
 
 def sort_units(units: Iterable[Unit]) -> tuple[Unit, ...]:

@@ -145,8 +145,10 @@ def test_superseded_by_a_later_record_that_says_so(make_repo):
     repo.commit("Add the connection pool", {"pool.py": POOL})
     first = repo.commit("Guard the pool with a global flag (#5)\n\nWe now set a flag while a "
                         "connection is out.", {"pool.py": POOL_LOCKED})
-    second = repo.commit("Guard the pool with a lock (#9)\n\nThis supersedes #5: a flag is not "
-                         "atomic, so two threads still raced.", {"pool.py": POOL})
+    second = repo.commit("Guard the pool with a lock (#9)\n\nThis supersedes #5.\n\nPool.get "
+                         "must take a real lock around the free list, because a flag is not "
+                         "atomic and two threads still raced for the same connection.",
+                         {"pool.py": POOL})
     third = repo.commit("Rewrite Pool.get around a deque (#11)\n\nThis replaces `Pool.get` "
                         "wholesale; the lock stays.", {"pool.py": POOL_LOCKED})
     events = {sha: [SymbolEvent(sha, "pool.py", "Pool.get", "body")] for sha in (first, second, third)}
