@@ -31,7 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 from whylens.history.blobs import BlobReader  # noqa: E402
 from whylens.history.repo import open_repository  # noqa: E402
 from whylens.history.walk import walk  # noqa: E402
-from whylens.records.history import build_records, effective_reverts, revert_pairs  # noqa: E402
+from whylens.records.history import build_records  # noqa: E402
+from whylens.records.reverts import effective_reverts, revert_pairs  # noqa: E402
 from whylens.records.outcome import outcome_status  # noqa: E402
 from whylens.symbols.anchor import Anchorer  # noqa: E402
 

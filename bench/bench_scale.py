@@ -86,12 +86,18 @@ def add_commits(clone: Path, count: int, rng: random.Random) -> None:
                        check=True, env={**os.environ, **who})
 
 
-def measure_repo(repo: str, env: dict[str, str], work: Path, skip_full: bool) -> None:
+def heading(repo: str) -> tuple[int, float, float]:
+    """Print the repository's size, the load and the floor; returns (commits, wall, CPU)."""
     commits = int(subprocess.run(["git", "-C", repo, "rev-list", "--count", "HEAD"],
                                  capture_output=True, text=True, check=True).stdout)
     print(f"\n== {repo} ({commits} commits); load average {loadavg()}")
     floor_wall, floor_cpu = git_floor(repo, "-p", "-U0", "-M")
     print(f"floor  git log -p -U0 -M             {floor_wall:8.2f} s wall {floor_cpu:7.2f} s CPU")
+    return commits, floor_wall, floor_cpu
+
+
+def measure_repo(repo: str, env: dict[str, str], work: Path, skip_full: bool) -> None:
+    commits, floor_wall, floor_cpu = heading(repo)
     clone = work / "clone"
     subprocess.run(["git", "clone", "-q", "--no-local", repo, str(clone)], check=True)
     target = work / "index"
@@ -256,11 +262,7 @@ async def new_commit_hover(repo: Path, index_dir: Path, env: dict[str, str]) -> 
 
 def measure_big(repo: str, env: dict[str, str], work: Path) -> None:
     big = Path(repo)
-    commits = int(subprocess.run(["git", "-C", repo, "rev-list", "--count", "HEAD"],
-                                 capture_output=True, text=True, check=True).stdout)
-    print(f"\n== {repo} ({commits} commits); load average {loadavg()}")
-    floor_wall, floor_cpu = git_floor(repo, "-p", "-U0", "-M")
-    print(f"floor  git log -p -U0 -M             {floor_wall:8.2f} s wall {floor_cpu:7.2f} s CPU")
+    commits, floor_wall, floor_cpu = heading(repo)
     target = work / "big-index"
     asyncio.run(first_hover(big, target, env))
     run, summary = index(repo, target, env)

@@ -1,200 +1,201 @@
-"""Calibrate retrieval.search.GATE on labelled queries over real public repositories.
+"""Fit search's gate (retrieval/gate.py) on the TUNE repositories' labelled questions.
 
-    python bench/calibrate_gate.py                       # requests + flask, default mirrors
-    python bench/calibrate_gate.py --repo requests=/path/to/requests.git --workdir /tmp/calib
+    python bench/calibrate_gate.py                         # fit, choose the threshold, print
+    python bench/calibrate_gate.py --workdir /tmp/search-bench --verbose
 
-For each repository: index it with the real pipeline (`whylens index`, reused when already
-there), run every labelled query of bench/labels/queries-<name>.tsv through `search` with the gate
-off, and record the gate's confidence and whether an expected commit is among the top hits. Then
-sweep the threshold and print, per threshold: answered precision (answered queries whose answer
-holds an expected commit; an answer to a NONE query is wrong), recall (answerable queries answered
-right), abstention accuracy (NONE queries left unanswered) and overall accuracy. The chosen
-threshold is the lowest one whose answered precision reaches --target-precision, pooled over all
-repositories (ties: higher recall). Reproducible: same mirrors, labels and code → same table.
+Training questions, all over the tune repositories: the labelled questions of requests, express,
+mux and redis (bench/labels/questions/), more never-happened and off-topic ones for them
+(bench/labels/gate-tune.jsonl: each never-happened one checked with `git log -i -P --grep`),
+the semantic dev set's natural and adversarial questions (requests, express, mux) and the
+keyword queries of bench/labels/queries-requests.tsv (answerable, and NONE as off-topic). The
+real `search.rank` computes the gate's features (gate.FEATURES) with the current ranking
+weights. A logistic model (L2, fitted by Newton's method on standardised features, then folded
+back into raw-feature coefficients) learns answerable (1) against never-happened and off-topic
+(0); its regularisation is chosen by leave-one-repository-out log loss. The threshold is the one
+closest, on the tune half, to the issue's three targets at once (false abstention ≤ 0.15,
+never-happened silence ≥ 0.6, off-topic silence ≥ 0.95: the least summed shortfall), measured
+on the labelled questions and gate-tune.jsonl (the question sets shaped like the held-out ones;
+the dev set and keyword queries only train). The held-out repositories
+are never opened here. Paste the printed block into retrieval/gate.py; bench/bench_questions.py
+then reports the held-out half.
 """
 
 from __future__ import annotations
 
 import argparse
-import shutil
-import statistics
-import subprocess
+import json
 import sys
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "server"))
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from qbench import ROOT, TUNE, ensure_index, questions  # noqa: E402
 
 from whylens.index.store import IndexStore  # noqa: E402
-from whylens.models import Record  # noqa: E402
-from whylens.retrieval.search import GATE, search  # noqa: E402
+from whylens.retrieval import gate as gates  # noqa: E402
+from whylens.retrieval import search as search_module  # noqa: E402
 
-DEFAULT_MIRRORS = {
-    "requests": "/work/.mirror/psf+requests/repo",
-    "flask": "/work/.mirror/pallets+flask/repo",
-}
-TOP = 3  # an answer is right when an expected commit is among its first TOP hits
-
-
-@dataclass
-class Outcome:
-    repo: str
-    query: str
-    expected: tuple[str, ...]  # sha prefixes; empty = NONE
-    confidence: float
-    right_at_1: bool
-    right_at_top: bool
-    reachable: bool  # some expected commit has a unit or record in the index
-    top_commit: str
-    top_title: str = ""
+LAMBDAS = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
+OFFTOPIC_SILENCE = 0.95  # the issue's targets
+NEVER_SILENCE = 0.6
+FALSE_ABSTENTION = 0.15
 
 
-def load_labels(path: Path) -> list[tuple[str, tuple[str, ...]]]:
-    labels = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue
-        query, expected = line.split("\t")
-        wanted = () if expected.strip() == "NONE" else tuple(
-            p.strip().lower() for p in expected.split(",") if p.strip())
-        labels.append((query.strip(), wanted))
-    return labels
+def training_set(name: str) -> list[tuple[str, str, str]]:
+    """(source, kind, question) of one tune repository."""
+    out = [("labelled", q["kind"], q["question"]) for q in questions(name)]
+    extra = ROOT / "bench" / "labels" / "gate-tune.jsonl"
+    for line in extra.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        if row["repo"] == name:
+            out.append(("labelled", row["kind"], row["question"]))
+    for source, kind, question, _wanted in dev_questions(name):
+        out.append((source, kind, question))
+    return out
 
 
-def ensure_index(mirror: str, index_dir: Path, reindex: bool) -> float | None:
-    """Index with the real CLI unless an index is already there; returns seconds spent."""
-    if IndexStore(index_dir).exists() and not reindex:
-        return None
-    if reindex and index_dir.exists():
-        shutil.rmtree(index_dir)  # `whylens index` alone would find it up to date
-    started = time.monotonic()
-    subprocess.run(
-        [sys.executable, "-m", "whylens", "index", "--repo", mirror, "--index-dir",
-         str(index_dir), "--progress", "none"],
-        check=True, cwd=ROOT,
-    )
-    return time.monotonic() - started
+def dev_questions(name: str) -> list[tuple[str, str, str, set[str]]]:
+    """The semantic dev set's questions and the keyword queries of a tune repository:
+    (source, kind, question, wanted sha prefixes)."""
+    out = []
+    repos = {"psf/requests": "requests", "expressjs/express": "express", "gorilla/mux": "mux"}
+    for line in (ROOT / "bench" / "labels" / "semantic-dev.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        if repos.get(row["repo"]) == name:
+            wanted = {row["commit"], *row.get("also", [])}
+            out.append(("natural", "answerable", row["natural"], wanted))
+            out.append(("adversarial", "answerable", row["adversarial"], wanted))
+    tsv = ROOT / "bench" / "labels" / f"queries-{name}.tsv"
+    if tsv.exists():
+        for line in tsv.read_text().splitlines():
+            if line.strip() and not line.startswith("#") and "\t" in line:
+                query, expected = line.split("\t")
+                none = expected.strip() == "NONE"
+                out.append(("keyword", "offtopic" if none else "answerable", query.strip(),
+                            set() if none else {p.strip() for p in expected.split(",")}))
+    return out
 
 
-def item_commits(reader, hit) -> list[str]:
-    if hit.type == "decision":
-        record = reader.record(hit.id)
-        return list(record.fixing_commits) if isinstance(record, Record) else [hit.commit]
-    return [hit.commit]
+def collect(workdir: Path) -> list[dict]:
+    rows = []
+    for name in TUNE:
+        index_dir, _ = ensure_index(name, workdir)
+        with IndexStore(index_dir).reader() as reader:
+            for source, kind, question in training_set(name):
+                ranking = search_module.rank(reader, question, load=1)
+                rows.append({"repo": name, "kind": kind, "question": question,
+                             "source": source, "features": ranking.features})
+    return rows
 
 
-def indexed_commits(reader) -> set[str]:
-    shas = {u.commit for u in reader.iter_units()}
-    for record in reader.iter_records():
-        shas.update(record.fixing_commits)
-    return shas
+def matrix(rows: list[dict]) -> tuple[np.ndarray, np.ndarray]:
+    x = np.array([[r["features"].get(f, 0.0) for f in gates.FEATURES] for r in rows], float)
+    y = np.array([1.0 if r["kind"] == "answerable" else 0.0 for r in rows])
+    return x, y
 
 
-def evaluate(name: str, reader, labels) -> list[Outcome]:
-    known = indexed_commits(reader)
-    outcomes = []
-    for query, expected in labels:
-        result = search(reader, query, k=TOP, gate=0.0)
-        commits = [item_commits(reader, h) for h in result.hits]
-        match = [any(c.startswith(p) for c in cs for p in expected) for cs in commits]
-        reachable = any(c.startswith(p) for c in known for p in expected)
-        outcomes.append(Outcome(
-            name, query, expected, result.confidence if result.hits else 0.0,
-            bool(match[:1] and match[0]), any(match), reachable,
-            commits[0][0][:8] if commits else "-",
-            result.hits[0].title[:70] if result.hits else "",
-        ))
-    return outcomes
+def fit(x: np.ndarray, y: np.ndarray, lam: float) -> tuple[float, np.ndarray]:
+    """L2 logistic regression (intercept unpenalised) on standardised columns; returns the
+    intercept and coefficients for the raw features. Classes are weighted to balance."""
+    mean, std = x.mean(axis=0), x.std(axis=0)
+    std[std == 0] = 1.0
+    z = np.hstack([np.ones((len(x), 1)), (x - mean) / std])
+    weight = np.where(y == 1, 0.5 / max(y.mean(), 1e-9), 0.5 / max(1 - y.mean(), 1e-9))
+    beta = np.zeros(z.shape[1])
+    penalty = np.full(z.shape[1], lam)
+    penalty[0] = 0.0
+    for _ in range(50):
+        p = 1 / (1 + np.exp(-z @ beta))
+        grad = z.T @ (weight * (p - y)) + penalty * beta * len(y)
+        hess = (z.T * (weight * p * (1 - p))) @ z + np.diag(penalty * len(y))
+        step = np.linalg.solve(hess, grad)
+        beta -= step
+        if np.abs(step).max() < 1e-9:
+            break
+    coef = beta[1:] / std
+    return float(beta[0] - (coef * mean).sum()), coef
 
 
-def sweep(outcomes: list[Outcome], threshold: float) -> dict:
-    answerable = [o for o in outcomes if o.expected]
-    unanswerable = [o for o in outcomes if not o.expected]
-    answered = [o for o in outcomes if o.confidence >= threshold and o.top_commit != "-"]
-    right = [o for o in answered if o.expected and o.right_at_top]
-    silent_none = [o for o in unanswerable if o not in answered]
-    return {
-        "threshold": threshold,
-        "answered": len(answered),
-        "precision": len(right) / len(answered) if answered else 1.0,
-        "recall": len(right) / len(answerable) if answerable else 0.0,
-        "abstain_acc": len(silent_none) / len(unanswerable) if unanswerable else 1.0,
-        "accuracy": (len(right) + len(silent_none)) / len(outcomes),
-    }
+def probabilities(x: np.ndarray, intercept: float, coef: np.ndarray) -> np.ndarray:
+    return 1 / (1 + np.exp(-(intercept + x @ coef)))
 
 
-def print_table(title: str, outcomes: list[Outcome], chosen: float | None = None) -> None:
-    print(f"\n{title}: {len(outcomes)} queries "
-          f"({sum(1 for o in outcomes if o.expected)} answerable, "
-          f"{sum(1 for o in outcomes if not o.expected)} NONE)")
-    print(f"{'gate':>5} {'answered':>8} {'precision':>9} {'recall':>7} {'abstain-acc':>11} "
-          f"{'accuracy':>8}")
-    for step in range(0, 21):
-        row = sweep(outcomes, step / 20)
-        mark = "  <- chosen" if chosen is not None and abs(row["threshold"] - chosen) < 1e-9 else ""
-        mark += "  (GATE)" if abs(row["threshold"] - GATE) < 1e-9 else ""
-        print(f"{row['threshold']:5.2f} {row['answered']:8d} {row['precision']:9.3f} "
-              f"{row['recall']:7.3f} {row['abstain_acc']:11.3f} {row['accuracy']:8.3f}{mark}")
+def log_loss(p: np.ndarray, y: np.ndarray) -> float:
+    p = np.clip(p, 1e-6, 1 - 1e-6)
+    return float(-(y * np.log(p) + (1 - y) * np.log(1 - p)).mean())
 
 
-def choose(outcomes: list[Outcome], target: float) -> float:
-    rows = [sweep(outcomes, step / 20) for step in range(0, 21)]
-    good = [r for r in rows if r["precision"] >= target and r["answered"]]
-    if good:
-        return max(good, key=lambda r: (r["recall"], -r["threshold"]))["threshold"]
-    return max(rows, key=lambda r: (r["precision"], r["recall"]))["threshold"]
+def rates(rows: list[dict], p: np.ndarray, threshold: float) -> dict[str, float]:
+    silent = p < threshold
+    out = {}
+    for kind in ("answerable", "never", "offtopic"):
+        mask = np.array([r["kind"] == kind for r in rows])
+        out[kind] = float(silent[mask].mean()) if mask.any() else 0.0
+    return out
+
+
+def shortfall(r: dict[str, float]) -> float:
+    """How far one threshold's rates fall short of the issue's targets, summed."""
+    return (max(0.0, r["answerable"] - FALSE_ABSTENTION) + max(0.0, NEVER_SILENCE - r["never"])
+            + max(0.0, OFFTOPIC_SILENCE - r["offtopic"]))
+
+
+def choose_threshold(rows: list[dict], p: np.ndarray) -> float:
+    """The threshold closest to all three targets (the least summed shortfall; ties: the one
+    that silences fewer answerable questions)."""
+    candidates = sorted(set(np.round(p, 4)) | {0.5})
+    return min(candidates, key=lambda t: (shortfall(rates(rows, p, t)),
+                                          rates(rows, p, t)["answerable"], t))
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repo", action="append", default=[],
-                        help="NAME=MIRROR (default: requests and flask mirrors)")
-    parser.add_argument("--workdir", default="/tmp/whylens-calibration")
-    parser.add_argument("--reindex", action="store_true")
-    parser.add_argument("--target-precision", type=float, default=0.95)
-    parser.add_argument("--verbose", action="store_true", help="print every query's outcome")
-    parser.add_argument("--include-unreachable", action="store_true",
-                        help="keep labels whose commits yielded no unit or record (they measure "
-                        "extraction, not the gate, so they are left out by default)")
+    parser.add_argument("--workdir", default="/tmp/search-bench")
+    parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
-    repos = dict(item.split("=", 1) for item in args.repo) or DEFAULT_MIRRORS
-
-    everything: list[Outcome] = []
-    for name, mirror in repos.items():
-        labels = load_labels(ROOT / "bench" / "labels" / f"queries-{name}.tsv")
-        index_dir = Path(args.workdir) / name
-        spent = ensure_index(mirror, index_dir, args.reindex)
-        if spent is not None:
-            print(f"{name}: indexed in {spent:.1f} s")
-        with IndexStore(index_dir).reader() as reader:
-            outcomes = evaluate(name, reader, labels)
-        unreachable = [o for o in outcomes if o.expected and not o.reachable]
-        answerable = [o for o in outcomes if o.expected]
-        print(f"{name}: hit@1 {sum(o.right_at_1 for o in answerable)}/{len(answerable)}, "
-              f"hit@{TOP} {sum(o.right_at_top for o in answerable)}/{len(answerable)}; "
-              f"{len(unreachable)} labelled commits have no unit or record in the index")
-        if args.verbose:
-            for o in outcomes:
-                status = "NONE" if not o.expected else ("ok" if o.right_at_top else "miss")
-                reach = "" if o.reachable or not o.expected else " (label not indexed)"
-                print(f"  {o.confidence:5.2f} {status:4} {o.top_commit} {o.query}{reach}\n"
-                      f"{'':16}-> {o.top_title}")
-        if not args.include_unreachable:
-            outcomes = [o for o in outcomes if o.reachable or not o.expected]
-        everything += outcomes
-        print_table(name, outcomes)
-
-    chosen = choose(everything, args.target_precision)
-    print_table("all repositories", everything, chosen)
-    none_conf = [o.confidence for o in everything if not o.expected]
-    right_conf = [o.confidence for o in everything if o.expected and o.right_at_top]
-    if none_conf and right_conf:
-        print(f"\nconfidence median: right answers {statistics.median(right_conf):.2f}, "
-              f"NONE queries {statistics.median(none_conf):.2f}")
-    print(f"chosen gate: {chosen:.2f} (target answered precision {args.target_precision}); "
-          f"retrieval.search.GATE = {GATE}")
+    rows = collect(Path(args.workdir))
+    x, y = matrix(rows)
+    repos = np.array([r["repo"] for r in rows])
+    print(f"{len(rows)} tune questions: {int(y.sum())} answerable, {int((1 - y).sum())} never or "
+          "off-topic")
+    labelled = [i for i, r in enumerate(rows) if r["source"] == "labelled"]
+    best = None
+    for lam in LAMBDAS:
+        losses = []
+        for held in TUNE:
+            train, test = repos != held, repos == held
+            if not test.any():
+                continue
+            intercept, coef = fit(x[train], y[train], lam)
+            losses.append(log_loss(probabilities(x[test], intercept, coef), y[test]))
+        loss = sum(losses) / len(losses)
+        print(f"  lambda {lam:<5} leave-one-repository-out log loss {loss:.4f}")
+        if best is None or loss < best[1]:
+            best = (lam, loss)
+    assert best is not None
+    intercept, coef = fit(x, y, best[0])
+    shaped = [rows[i] for i in labelled]
+    p = probabilities(x[labelled], intercept, coef)
+    threshold = choose_threshold(shaped, p)
+    silent = rates(shaped, p, threshold)
+    print(f"\nchosen lambda {best[0]}; threshold {threshold:.4f}, shortfall "
+          f"{shortfall(silent):.3f}, on the tune half (in-sample): "
+          f"false abstention {silent['answerable']:.3f}, never-happened silent "
+          f"{silent['never']:.3f}, off-topic silent {silent['offtopic']:.3f}")
+    for t in (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7):
+        r = rates(shaped, p, t)
+        print(f"  threshold {t:.2f}: false abstention {r['answerable']:.3f}, never-happened "
+              f"silent {r['never']:.3f}, off-topic silent {r['offtopic']:.3f}")
+    if args.verbose:
+        for row, prob in sorted(zip(shaped, p), key=lambda pair: pair[1]):
+            print(f"  {prob:5.3f} {row['kind']:<10} {row['repo']:<8} {row['question'][:70]}")
+    print("\n# paste into server/whylens/retrieval/gate.py")
+    print(f"INTERCEPT = {intercept:.4f}")
+    print("COEFFICIENTS = {" + ", ".join(f'"{f}": {c:.4f}' for f, c in
+                                        zip(gates.FEATURES, coef)) + "}")
+    print(f"GATE = {threshold:.4f}")
     return 0
 
 

@@ -1,67 +1,99 @@
-"""Replay the review engine over a real repository's past (issue 7's benchmark).
+"""Replay the review engine over a real repository's past, next to today's engine (the baseline).
 
-    python bench/replay_review.py /work/.mirror/psf+requests/repo \
-        [--days 30] [--since 2014-01-01] [--ordinary 250] \
-        [--labels bench/labels/review-requests.tsv] [--dump candidates.tsv]
+    python bench/replay_review.py /work/.mirror/pallets+flask/repo --name flask \
+        [--days 30] [--since 2013-01-01] [--ordinary 250] [--max-cases 150] [--reapply] \
+        [--save bench/out/flask.json]
+    python bench/score_review.py bench/out/flask.json    # metrics at the gate, labels, curve
 
 Cases — past changes that went wrong:
-- ``reverted``: a commit later reverted ("This reverts commit <sha>");
-- ``fixed``: a commit followed within --days by a fix commit (subject says fix / bug / regression
-  / broke / crash) that touched the same symbols (the most recent such change before the fix).
-For each case the engine runs on the original change (its parent → it) with the index as of the
-moment it was reviewed: the commit's parent when it sits on the first-parent line, else the
-mainline commit its pull request was merged onto (``merge^1``). Cases whose revert or fix is
-already in that index are dropped (no leakage). Indexes are updated incrementally, oldest first.
+- ``reverted``: a commit later reverted (the index's reverts table: "This reverts commit <sha>");
+- ``fixed``: a commit followed within --days by a fix commit (subject says fix / bug / regression /
+  broke / crash) that touched the same symbols (the most recent such change before the fix).
+Each is reviewed as it was proposed (its parent → it) with the index as of the moment it was
+reviewed: the commit's parent when it sits on the first-parent line, else the mainline commit its
+pull request was merged onto (``merge^1``). Cases whose revert or fix is already in that index are
+dropped (no leakage). Ordinary changes (first-parent commits and merged PRs none of whose commits
+went wrong; a sample of --ordinary, evenly spaced) are reviewed the same way. Indexes are updated
+incrementally, oldest first, in a temporary folder; nothing is written into the repository.
 
-- recall: the share of cases with a suggestion on a symbol the later revert / fix touched;
-- ceiling: the share of cases where the index held anything about those symbols at all
-  (a reverted earlier change, a unit, a record) — what any engine on this index could use;
-- precision: ordinary changes (first-parent commits and merged PRs that were neither reverted nor
-  fixed) are reviewed the same way; their suggestions are written to --dump and judged by hand
-  in --labels (column ``label``: useful / noise). Precision = useful / labelled, printed per
-  confidence threshold (run with ``--gate 0.5`` to see what lies under the engine's gate).
-  Label rule: ``useful`` when a reviewer of that change would want the comment — the cited
-  revert / pitfall / constraint concerns what the change modifies (re-adding ``max_retries``
-  after its first version was reverted; adding a second ``urlparse`` where a Fact says "don't
-  urlparse twice"); ``noise`` when it concerns something the change does not touch, the change
-  is docs / formatting only, or it repeats a comment already made on the same change.
-Nothing is written into the repository; indexes go to a temporary folder.
+Both engines run on every change: the new one (``whylens.retrieval.review``, with the base side,
+the change's messages and the past diffs read by git as ``whylens pr-comments`` does) and today's
+(``server/whylens/retrieval/review.py`` at BASELINE_COMMIT, loaded from git). The new engine runs
+with its gate lowered to --floor and no cap, so that every threshold can be scored afterwards.
 
-Measured on psf/requests (6,489 commits, HEAD 1f6589e), --days 30, --since 2011-01-01: 198 cases
-(32 reverted, 166 fixed), 776 ordinary changes, ~14 min on 2 shared cores. At the engine's gate
-(0.6): recall 2/198 = 1% (ceiling 66%: the index held something about the symbols), 14
-suggestions on ordinary changes, 9/14 = 64% useful. Under the gate (0.5 ≤ c < 0.6) 14/81 = 17%
-were useful, which is why it stays there. All 95 are labelled in bench/labels/review-requests.tsv.
+``--reapply``: the re-applied revert set. For every revert in the head index that still stands,
+the reverted change is applied again (a) on the revert itself (base = the revert, head = its
+parent: exactly the revert's inverse) and (b) on the mainline commit after it, through a
+temporary shared clone (a commit made there by ``git apply --3way --cached``); each is reviewed
+with the index as of that state (the first mainline commit containing the revert). Caught = a
+``reintroduces-revert`` suggestion at the gate citing that revert. Left out of the count, and
+reported: layout-only or binary re-applications, and reverts already undone in that index (a
+revert reverted inside the same pull request no longer stands).
+
+Labels (bench/labels/review-NAME.tsv, ``label`` = useful / noise, by hand, for every suggestion at
+the gate): ``useful`` when a reviewer of that change would want the comment — the cited revert /
+fix / pitfall / constraint concerns what the change modifies (re-adding ``max_retries`` after its
+first version was reverted; a refactor that drops the guard a fix added; flipping
+``decode_content`` against "urllib3, don't decode content"); for co-change, when the untouched
+partner plausibly needs the same change (two templates carrying the same links). ``noise`` when
+it concerns something the change does not touch, the change is docs / formatting only, the fix's
+logic survives the edit (moved, renamed, re-indented), the code is removed on purpose (a feature
+or helper deleted), the partner needs nothing, or it repeats a comment already made on the same
+change.
+
+Runtime on 2 shared cores (load 5-8): a full index of the repository, then about one incremental
+index update and two reviews per job; requests (--since 2011-01-01: 200 cases, 250 ordinary, 42
+reverts re-applied twice) 10-14 min, express 6-8, flask 8-13, axios 4.
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
-import csv
+import json
+import os
 import re
 import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
+import types
 from datetime import datetime, timezone
 from pathlib import Path
 
+from whylens.cli.review import change_message, history_patches, revision_reader
 from whylens.history.diff import diff_changes
 from whylens.history.repo import open_repository
 from whylens.index.store import IndexStore
 from whylens.pipeline import run_index
 from whylens.retrieval.review import GATE, review
+from whylens.retrieval.review_hunks import file_view
 
+ROOT = Path(__file__).resolve().parents[1]
+BASELINE_COMMIT = "aa94da6"  # main before issue 15 landed: today's engine, the same-run baseline
 FIX = re.compile(r"\b(fix(e[sd]|ing)?|bug|regression|broke|broken|crash\w*|hotfix)\b", re.I)
 REVERT = re.compile(r"^Revert\b", re.I)
-LABEL_FIELDS = ["target", "path", "line", "kind", "confidence", "evidence", "body", "label", "note"]
 
 
-def git(repo: str, *args: str) -> str:
-    return subprocess.run(["git", "--git-dir", repo, *args], capture_output=True, check=True,
-                          text=True, errors="replace").stdout
+def git(repo: str, *args: str, check: bool = True, env: dict | None = None, input: str | None = None) -> str:
+    return subprocess.run(["git", "--git-dir", repo, *args], capture_output=True, check=check,
+                          text=True, errors="replace", env=env, input=input).stdout
+
+
+def load_baseline():
+    """Today's engine, from git at BASELINE_COMMIT (None when it cannot be loaded)."""
+    try:
+        source = subprocess.run(
+            ["git", "-C", str(ROOT), "show", f"{BASELINE_COMMIT}:server/whylens/retrieval/review.py"],
+            capture_output=True, check=True, text=True).stdout
+        module = types.ModuleType("whylens_review_baseline")
+        sys.modules[module.__name__] = module  # dataclasses look their module up
+        exec(compile(source, f"review.py@{BASELINE_COMMIT}", "exec"), module.__dict__)  # noqa: S102
+        return module
+    except (subprocess.CalledProcessError, ImportError, SyntaxError) as exc:
+        print(f"baseline engine unavailable: {exc}", file=sys.stderr)
+        return None
 
 
 def load_commits(repo: str) -> dict[str, dict]:
@@ -86,16 +118,20 @@ def review_revs(repo: str, commits: dict) -> tuple[list[str], dict[str, str]]:
     return chain, at
 
 
-def head_facts(index_dir: Path) -> tuple[dict[str, set], list[tuple[str, str]]]:
-    """From a full index at HEAD (read-only sqlite): symbols each commit changed, revert pairs."""
+def head_facts(index_dir: Path):
+    """From a full index at HEAD (read-only sqlite): symbols and files each commit changed,
+    and the revert pairs."""
     folder = IndexStore(index_dir).current_generation()
     conn = sqlite3.connect(f"file:{folder / 'sidecar.sqlite'}?mode=ro", uri=True)
     events: dict[str, set] = collections.defaultdict(set)
     for sha, path, symbol in conn.execute("SELECT sha, path, symbol FROM events WHERE tail = symbol"):
         events[sha].add((path, symbol))
+    files: dict[str, set] = collections.defaultdict(set)
+    for sha, path in conn.execute("SELECT sha, path FROM commit_files"):
+        files[sha].add(path)
     pairs = conn.execute("SELECT reverted, reverting FROM reverts").fetchall()
     conn.close()
-    return events, pairs
+    return events, files, pairs
 
 
 def find_cases(commits, events, pairs, days: int, since: int) -> list[dict]:
@@ -131,143 +167,160 @@ def is_ancestor(repo: str, a: str, b: str) -> bool:
                           capture_output=True).returncode == 0
 
 
-def knows_anything(reader, targets) -> bool:
-    for path, symbol in targets:
-        if reader.units_for_symbol(symbol, path=path) or reader.records_for_symbol(symbol, path=path):
-            return True
-        for entry in reader.symbol_history(symbol, path=path):
-            if reader.reverts_of(entry.commit):
-                return True
-    return False
+def as_dict(s) -> dict:
+    return {"path": s.path, "line": s.line, "side": s.side, "kind": s.kind, "body": s.body,
+            "confidence": s.confidence, "evidence": list(s.evidence), "symbol": s.symbol}
 
 
-def run_review(git_repo, reader, base: str, head: str, gate: float):
+def run_engines(git_repo, reader, base: str, head: str, floor: float, baseline) -> tuple[list, list, int]:
     changes = diff_changes(git_repo, base, head)
+    read_head, read_base = revision_reader(git_repo, head), revision_reader(git_repo, base)
+    new = review(reader, git_repo.root, changes, read_head, gate=floor, cap=1000,
+                 read_base=read_base, patches=history_patches(git_repo),
+                 message=change_message(git_repo, base, head))
+    old = baseline.review(reader, git_repo.root, changes, read_head) if baseline else []
+    code = sum(1 for c in changes if (v := file_view(c, read_head, read_base)) is not None and v.hunks)
+    return [as_dict(s) for s in new], [as_dict(s) for s in old], code
 
-    def read(path: str) -> str | None:
-        data = git_repo.read_file(head, path)
-        return None if data is None or len(data) > 1_000_000 else data.decode("utf-8", "replace")
 
-    return review(reader, git_repo.root, changes, read, gate=gate)
+def mainline_after(repo: str, sha: str, chain: list[str], position: dict) -> tuple[str | None, str | None]:
+    """The first first-parent commit that contains ``sha``, and the one after it."""
+    for candidate in git(repo, "rev-list", "--first-parent", "--reverse", f"{sha}^..HEAD").split():
+        if candidate in position and is_ancestor(repo, sha, candidate):
+            i = position[candidate]
+            return candidate, chain[i + 1] if i + 1 < len(chain) else None
+    return None, None
+
+
+def reapply_on(clone: Path, revert: str, onto: str) -> str | None:
+    """A commit in ``clone``: ``onto`` plus the inverse of ``revert`` (None when it won't apply)."""
+    env = {**os.environ, "GIT_INDEX_FILE": str(clone / "reapply-index"),
+           "GIT_AUTHOR_NAME": "replay", "GIT_AUTHOR_EMAIL": "replay@example.com",
+           "GIT_COMMITTER_NAME": "replay", "GIT_COMMITTER_EMAIL": "replay@example.com"}
+    repo = str(clone / ".git")
+    git(repo, "read-tree", onto, env=env)
+    patch = git(repo, "diff", "--binary", "--no-color", "--no-ext-diff", revert, f"{revert}^1")
+    applied = subprocess.run(["git", "--git-dir", repo, "apply", "--cached", "--3way"], input=patch,
+                             capture_output=True, text=True, env=env, cwd=clone)
+    if applied.returncode != 0:
+        return None
+    tree = git(repo, "write-tree", env=env).strip()
+    return git(repo, "commit-tree", tree, "-p", onto, "-m", f"Reapply the change {revert} reverted",
+               env=env).strip()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("repo")
+    parser.add_argument("--name", help="short name (labels: bench/labels/review-NAME.tsv)")
     parser.add_argument("--days", type=int, default=30)
     parser.add_argument("--since", default="2013-01-01", help="cases and ordinary changes from")
     parser.add_argument("--ordinary", type=int, default=250, help="ordinary changes to review")
-    parser.add_argument("--labels", default="bench/labels/review-requests.tsv")
-    parser.add_argument("--dump", help="write the ordinary changes' suggestions here (TSV)")
-    parser.add_argument("--gate", type=float, default=GATE,
-                        help=f"run the engine with this gate (default the engine's, {GATE}); "
-                             "lower it to label what lies under the gate and draw the curve")
+    parser.add_argument("--max-cases", type=int, default=200, help="at most N cases (evenly spaced)")
+    parser.add_argument("--floor", type=float, default=0.3, help="lowest confidence kept")
+    parser.add_argument("--reapply", action="store_true", help="also the re-applied revert set")
+    parser.add_argument("--no-cases", action="store_true", help="only the re-applied revert set")
+    parser.add_argument("--save", required=True, help="write the results here (JSON)")
     args = parser.parse_args()
-    repo = args.repo
+    repo, name = args.repo, args.name or Path(args.repo).parent.name.split("+")[-1]
     since = int(datetime.fromisoformat(args.since).replace(tzinfo=timezone.utc).timestamp())
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
+    baseline = load_baseline()
 
     with tempfile.TemporaryDirectory(prefix="whylens-replay-") as tmp:
         head_index = Path(tmp) / "head"
         run_index(repo, head_index)
         commits = load_commits(repo)
-        events, pairs = head_facts(head_index)
+        events, files, pairs = head_facts(head_index)
         chain, review_at = review_revs(repo, commits)
-        cases = [c for c in find_cases(commits, events, pairs, args.days, since) if c["sha"] in review_at]
-        case_shas = {c["sha"] for c in cases} | {c["later"] for c in cases}
         position = {sha: i for i, sha in enumerate(chain)}
-
-        # Ordinary changes: first-parent commits / merged PRs, none of whose commits went wrong.
-        candidates = []
-        for sha in chain:
-            meta = commits[sha]
-            if meta["ts"] < since or not meta["parents"] or REVERT.match(meta["subject"]):
-                continue  # a fix is an ordinary change too; only reverts are left out
-            inner = ({s for s, at in review_at.items() if at == meta["parents"][0]}
-                     if len(meta["parents"]) == 2 else {sha})
-            if inner & case_shas or not any(events.get(s) for s in inner):
-                continue
-            candidates.append(sha)
-        step = max(1, len(candidates) // max(1, args.ordinary))
-        ordinary = candidates[::step][: args.ordinary]
-
-        jobs = [("case", c["sha"], review_at[c["sha"]], c) for c in cases]
-        jobs += [("ordinary", sha, commits[sha]["parents"][0], None) for sha in ordinary]
+        jobs: list[tuple] = []
+        cases: list[dict] = []
+        ordinary: list[str] = []
+        if not args.no_cases:
+            cases = [c for c in find_cases(commits, events, pairs, args.days, since) if c["sha"] in review_at]
+            cases.sort(key=lambda c: commits[c["sha"]]["ts"])
+            if len(cases) > args.max_cases:
+                step = len(cases) / args.max_cases
+                cases = [cases[int(i * step)] for i in range(args.max_cases)]
+            case_shas = {c["sha"] for c in cases} | {c["later"] for c in cases}
+            candidates = []
+            for sha in chain:
+                meta = commits[sha]
+                if meta["ts"] < since or not meta["parents"] or REVERT.match(meta["subject"]):
+                    continue  # a fix is an ordinary change too; only reverts are left out
+                inner = {s for s, at in review_at.items() if at == meta["parents"][0]} \
+                    if len(meta["parents"]) == 2 else {sha}
+                if inner & case_shas or not any(events.get(s) for s in inner):
+                    continue
+                candidates.append(sha)
+            step = max(1, len(candidates) // max(1, args.ordinary))
+            ordinary = candidates[::step][: args.ordinary]
+            jobs += [("case", c["sha"], review_at[c["sha"]], commits[c["sha"]]["parents"][0], c["sha"], c)
+                     for c in cases]
+            jobs += [("ordinary", sha, commits[sha]["parents"][0], commits[sha]["parents"][0], sha, None)
+                     for sha in ordinary]
+        if args.reapply:
+            for reverted, reverting in pairs:
+                if reverting not in commits or reverted not in commits or not commits[reverting]["parents"]:
+                    continue  # a squashed pull request's inner revert: nothing in history to re-apply
+                mainline, after = mainline_after(repo, reverting, chain, position)
+                if mainline is None:
+                    continue
+                undone_by = [b for a, b in pairs if a == reverting]  # the revert was reverted too
+                pair = {"reverted": reverted, "revert": reverting, "undone_by": undone_by,
+                        "subject": commits[reverting]["subject"]}
+                jobs.append(("reapply-revert", reverting, mainline, reverting,
+                             commits[reverting]["parents"][0], pair))
+                if after:
+                    jobs.append(("reapply-child", reverting, after, after, None, pair))
         jobs.sort(key=lambda job: position.get(job[2], -1))
 
         index_dir = Path(tmp) / "replay"
-        results, dumped, modes = [], [], collections.Counter()
-        with open_repository(repo) as git_repo:
-            for _what, sha, at, case in jobs:
-                modes[run_index(repo, index_dir, rev=at).mode] += 1
-                if case and is_ancestor(repo, case["later"], at):
-                    modes["dropped (leak)"] += 1
+        clone = Path(tmp) / "clone"
+        if args.reapply:
+            subprocess.run(["git", "clone", "-q", "--shared", "--no-checkout", repo, str(clone)], check=True)
+        results, modes = [], collections.Counter()
+        for what, sha, at, base, head, meta in jobs:
+            modes[run_index(repo, index_dir, rev=at).mode] += 1
+            if what == "case" and is_ancestor(repo, meta["later"], at):
+                modes["dropped (leak)"] += 1
+                continue
+            where = repo
+            if what == "reapply-child":
+                head = reapply_on(clone, meta["revert"], base)
+                if head is None:
+                    results.append({"set": what, "target": sha, "pair": meta, "applied": False})
                     continue
-                with IndexStore(index_dir).reader() as reader:
-                    base = commits[sha]["parents"][0]
-                    suggestions = run_review(git_repo, reader, base, sha, args.gate)
-                    if case:
-                        names = {symbol for _p, symbol in case["targets"]}
-                        hit = [s for s in suggestions if s.symbol in names]
-                        results.append((case, suggestions, hit, knows_anything(reader, case["targets"])))
-                    else:
-                        dumped += [(sha, s) for s in suggestions]
+                where = str(clone)
+            t0 = time.perf_counter()
+            with open_repository(where) as git_repo, IndexStore(index_dir).reader() as reader:
+                new, old, texts = run_engines(git_repo, reader, base, head, args.floor, baseline)
+            row = {"set": what, "target": sha, "at": at, "base": base, "head": head, "new": new,
+                   "old": old, "code_changes": texts, "seconds": round(time.perf_counter() - t0, 3)}
+            if what == "case":
+                later = meta["later"]
+                row |= {"kind": meta["kind"], "later": later,
+                        "targets": sorted([list(t) for t in meta["targets"]]),
+                        "later_files": sorted(files.get(later, ())),
+                        "later_symbols": sorted([list(t) for t in events.get(later, ())])}
+            elif meta is not None:
+                # reviewed with an index in which the revert was already undone (in the same pull
+                # request): bringing the change back is then no longer against a standing revert
+                undone = any(is_ancestor(repo, u, at) for u in meta.get("undone_by", ()))
+                row |= {"pair": meta, "applied": True, "revert_undone": undone}
+            results.append(row)
 
-    report(results, dumped, len(ordinary), modes, args, time.perf_counter() - started)
-
-
-def report(results, dumped, n_ordinary, modes, args, seconds) -> None:
-    print(f"replay on {args.repo}: {len(results)} cases, {n_ordinary} ordinary changes, "
-          f"{seconds:.0f} s (index runs: {dict(modes)})")
-    for kind in ("reverted", "fixed", None):
-        rows = [r for r in results if kind is None or r[0]["kind"] == kind]
-        if not rows:
-            continue
-        hits = sum(1 for r in rows if r[2])
-        ceiling = sum(1 for r in rows if r[3])
-        any_s = sum(1 for r in rows if r[1])
-        label = kind or "all"
-        print(f"  {label:9} n={len(rows):3}  recall {hits}/{len(rows)} = {hits / len(rows):.0%}   "
-              f"ceiling (index knew anything) {ceiling}/{len(rows)} = {ceiling / len(rows):.0%}   "
-              f"any suggestion {any_s / len(rows):.0%}")
-    kinds = collections.Counter(s.kind for r in results for s in r[2])
-    print(f"  kinds of the hits: {dict(kinds)}")
-    with_s = len({sha for sha, _ in dumped})
-    print(f"  ordinary changes: {len(dumped)} suggestions on {with_s}/{n_ordinary} changes "
-          f"(any-suggestion rate {with_s / max(1, n_ordinary):.0%})")
-    if args.dump:
-        with open(args.dump, "w", newline="", encoding="utf-8") as handle:
-            out = csv.writer(handle, delimiter="\t")
-            out.writerow(LABEL_FIELDS)
-            for sha, s in dumped:
-                out.writerow([sha, s.path, s.line, s.kind, s.confidence, " ".join(s.evidence),
-                              " ".join(s.body.split())[:300], "", ""])
-        print(f"  wrote {len(dumped)} suggestions to {args.dump} (label them: useful / noise)")
-    labels = Path(args.labels)
-    if labels.is_file():
-        with labels.open(encoding="utf-8") as handle:
-            rows = [r for r in csv.DictReader(handle, delimiter="\t") if r.get("label")]
-        current = {(sha, s.path, str(s.line), s.kind) for sha, s in dumped}
-        judged = [r for r in rows if (r["target"], r["path"], r["line"], r["kind"]) in current]
-        useful = sum(1 for r in judged if r["label"].strip() == "useful")
-        if judged:
-            print(f"  precision (hand labels in {labels}): {useful}/{len(judged)} = "
-                  f"{useful / len(judged):.0%} useful; {len(current) - len(judged)} unlabelled")
-        by_kind = collections.Counter((r["kind"], r["label"]) for r in judged)
-        if by_kind:
-            print(f"  labels by kind: {dict(by_kind)}")
-        conf = {(sha, s.path, str(s.line), s.kind): s.confidence for sha, s in dumped}
-        for threshold in sorted({args.gate, 0.5, 0.55, GATE, 0.7, 0.8} - {None}):
-            above = [r for r in judged if conf[(r["target"], r["path"], r["line"], r["kind"])] >= threshold]
-            good = sum(1 for r in above if r["label"].strip() == "useful")
-            n_all = sum(1 for c in conf.values() if c >= threshold)
-            mark = "  <- the engine's gate" if threshold == GATE else ""
-            if above:
-                print(f"    confidence ≥ {threshold:.2f}: {good}/{len(above)} useful = "
-                      f"{good / len(above):.0%} ({n_all} suggestions, "
-                      f"{n_all / max(1, n_ordinary):.2f} per change){mark}")
-    else:
-        print(f"  no labels at {labels}: precision not computed")
+    out = {"repo": repo, "name": name, "head": git(repo, "rev-parse", "HEAD").strip(),
+           "args": vars(args), "gate": GATE, "baseline": BASELINE_COMMIT,
+           "n_ordinary": len(ordinary), "n_cases": len(cases), "index_runs": dict(modes),
+           "seconds": round(time.perf_counter() - started), "cpu_seconds": round(time.process_time() - cpu_started),
+           "results": results}
+    Path(args.save).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.save).write_text(json.dumps(out, indent=1), encoding="utf-8")
+    print(f"replay on {name}: {len(cases)} cases, {len(ordinary)} ordinary changes, "
+          f"{sum(1 for j in jobs if j[0].startswith('reapply'))} re-applied reverts; "
+          f"{out['seconds']} s wall, {out['cpu_seconds']} s CPU (this process); saved {args.save}")
 
 
 if __name__ == "__main__":

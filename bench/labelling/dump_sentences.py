@@ -1,6 +1,6 @@
 """Sample commit sentences of a repository for hand labelling (unit type and record role).
 
-Sentences come out exactly as extraction sees them (``knowledge.extract._sentences``: the subject,
+Sentences come out exactly as extraction sees them (``knowledge.sentences.commit_sentences``: the subject,
 then the cleaned body split into sentences), so a classifier trained on the labels sees at run
 time what it was trained on. Commits the filters skip (bots, releases, trivial, merges without a
 PR) are left out. Half the sample comes from commits whose sentences fire a heuristic and half
@@ -24,7 +24,7 @@ import sys
 from whylens.history.repo import open_repository
 from whylens.history.walk import walk
 from whylens.knowledge import heuristics
-from whylens.knowledge.extract import _sentences
+from whylens.knowledge.sentences import commit_sentences
 
 MAX_PER_COMMIT = 6
 
@@ -43,7 +43,7 @@ def main() -> int:
         for commit in walk(repo, args.rev, hunks=False):
             if commit.skip_reason:
                 continue
-            sentences = _sentences(commit)[:MAX_PER_COMMIT]
+            sentences = commit_sentences(commit)[:MAX_PER_COMMIT]
             rows = []
             for i, s in enumerate(sentences):
                 h = heuristics.classify(s.clean)

@@ -28,8 +28,16 @@ class NotARepositoryError(WhyLensError):
 
 
 class EmptyRepositoryError(WhyLensError):
-    def __init__(self, path: str) -> None:
-        super().__init__(f"{path} has no commits yet; there is no history to learn from")
+    """No commit to start from: an empty repository, or HEAD on a branch with no commit yet."""
+
+    def __init__(self, path: str, branch: str | None = None, others: bool = False) -> None:
+        if branch is None:
+            message = f"{path} has no commits yet; there is no history to learn from"
+        else:
+            message = f"the branch {branch!r} of {path} has no commits yet"
+            message += ("; other branches have some: check one out (or pass --rev)" if others
+                        else "; there is no history to learn from")
+        super().__init__(message)
 
 
 class UnknownRevisionError(WhyLensError):
@@ -72,6 +80,16 @@ class IndexWriteError(WhyLensError):
         )
 
 
+class IndexOutdatedError(IndexCorruptError):
+    """The index was written by another WhyLens version (its schema differs): `whylens index`
+    rebuilds it from git."""
+
+    def __init__(self, path: str, found: object, expected: object) -> None:
+        self.found, self.expected = found, expected
+        super().__init__(path, f"it was built by another WhyLens version: schema {found}, this "
+                               f"one reads {expected}")
+
+
 class AnchorWorkerError(WhyLensError):
     """The anchor worker process failed; ``worker_traceback`` holds its traceback, if any."""
 
@@ -84,3 +102,37 @@ class InvalidInputError(WhyLensError):
     """Bad arguments or parameters (CLI exit 2)."""
 
     exit_code = 2
+
+
+class SemanticDataError(WhyLensError):
+    """A data file of the semantic matcher is missing, corrupt or not the one it was built with.
+    Callers fall back to lexical search and say so once."""
+
+    def __init__(self, path: str, detail: str) -> None:
+        self.path = path
+        self.detail = detail
+        super().__init__(
+            f"the semantic model file {path} is unusable ({detail}); reinstall WhyLens "
+            "(`pip install --force-reinstall whylens`) to restore it; search stays lexical until then"
+        )
+
+
+class SemanticExtraMissingError(WhyLensError):
+    """The optional full-model re-ranker was asked for but its packages are not installed."""
+
+    def __init__(self, missing: str) -> None:
+        self.missing = missing
+        super().__init__(
+            f"the optional semantic re-ranker needs {missing}; install it with "
+            "`pip install 'whylens[semantic]'` (the default static matcher works without it)"
+        )
+
+
+class UnknownTargetError(InvalidInputError):
+    """A file or symbol that is neither in the working tree nor in the index (CLI exit 2);
+    ``suggestions`` are up to three close names."""
+
+    def __init__(self, what: str, name: str, where: str, suggestions: list[str]) -> None:
+        hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
+        super().__init__(f"no {what} {name!r} in {where}{hint}")
+        self.suggestions = suggestions

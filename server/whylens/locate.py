@@ -18,13 +18,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from whylens import gitcli
 from whylens.errors import GitMissingError, NotARepositoryError
-
-GIT_TIMEOUT_S = 10
-# Variables that would make git answer about another repository than the one at ``path``.
-_REDIRECTING = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE",
-                "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE",
-                "GIT_PREFIX")
 
 
 @dataclass(frozen=True)
@@ -54,15 +49,6 @@ def default_index_dir(repo_root: str | os.PathLike[str]) -> Path:
     return cache_root() / f"{name}-{digest}"
 
 
-def git_environment() -> dict[str, str]:
-    """The environment for a git process started outside ``history/``: no optional locks (never
-    touch the repository's index file) and nothing inherited that points git elsewhere."""
-    env = {k: v for k, v in os.environ.items() if k not in _REDIRECTING}
-    env["GIT_OPTIONAL_LOCKS"] = "0"
-    env["GIT_TERMINAL_PROMPT"] = "0"
-    return env
-
-
 def locate(path: str | os.PathLike[str], index_dir: str | os.PathLike[str] | None = None
            ) -> RepoLocation:
     """The repository at or above ``path`` (a work tree, any folder or file in one, or a bare
@@ -89,9 +75,9 @@ def locate(path: str | os.PathLike[str], index_dir: str | os.PathLike[str] | Non
 
 def _rev_parse(git: str, folder: Path, *args: str) -> list[str] | None:
     try:
-        out = subprocess.run([git, "rev-parse", *args], cwd=folder, capture_output=True,
-                             text=True, timeout=GIT_TIMEOUT_S, check=False,
-                             env=git_environment())
+        out = subprocess.run(gitcli.command(git, "rev-parse", *args), cwd=folder,
+                             capture_output=True, text=True, timeout=gitcli.GIT_TIMEOUT_S,
+                             check=False, env=gitcli.environment(), stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise NotARepositoryError(str(folder)) from exc
     return out.stdout.splitlines() if out.returncode == 0 else None

@@ -9,12 +9,18 @@ No behaviour here that needs git, tree-sitter, Whoosh or pygls. Conventions used
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 UNIT_TYPES = ("fact", "skill", "pattern")
 RECORD_TYPE = "decision"
 ALL_TYPES = UNIT_TYPES + (RECORD_TYPE,)
+# "Pitfalls" are Pattern units only, everywhere they are counted (lens, hover, card, stats).
+PITFALL_TYPES = ("pattern",)
+# A commit document: a whole commit message, searchable beside the typed units it yielded.
+COMMIT_TYPE = "commit"
+SEARCH_TYPES = ALL_TYPES + (COMMIT_TYPE,)
+SNIPPET_BUDGET = 256  # characters of answer sentences a search hit carries by default
 
 # Why a commit yields no knowledge (it stays counted in the history).
 SKIP_REASONS = ("bot", "release", "trivial", "ignored", "merge")
@@ -132,6 +138,7 @@ class ThreadUnit:
     kind: str  # description comment review commit
     text: str
     url: str | None = None
+    commit: str | None = None  # the commit whose message it is from; None: the work as a whole
 
 
 @dataclass(frozen=True)
@@ -140,6 +147,9 @@ class Claim:
 
     text: str
     unit: str  # ThreadUnit.id
+    # the sentence classifier's probability that it is knowledge at all (a card's confidence
+    # starts from it); not part of what the claim is, so equal claims compare equal
+    weight: float = field(default=0.5, compare=False)
 
 
 @dataclass(frozen=True)
@@ -186,6 +196,14 @@ class Hit:
     symbols: tuple[str, ...] = ()
     source: str = "commit"  # a unit's source; a record's kind (issue, pr, commit)
     url: str | None = None  # by the link rule (retrieval.citations.item_url)
+    snippet: str = ""  # the sentence(s) that best answer the query, within the caller's budget
+    # a decision record's story (None / empty for other hits); outcome: landed, reverted,
+    # superseded or unresolved, computed when searched
+    problem: str | None = None
+    cause: tuple[str, ...] = ()
+    decision: tuple[str, ...] = ()
+    rejected: tuple[str, ...] = ()
+    outcome: str | None = None
 
 
 @dataclass(frozen=True)
@@ -222,25 +240,65 @@ class KnowledgeCounts(NamedTuple):
     code lens shows."""
 
     records: int  # decision records anchored to it
-    pitfalls: int  # pattern + fact units anchored to it
+    pitfalls: int  # Pattern units anchored to it (the only units called pitfalls)
     changes: int  # substantive changes (distinct commits)
 
 
 @dataclass(frozen=True)
+class Reversal:
+    """Knowledge from a change that was later reverted or superseded: history, never current."""
+
+    item: Unit | Record
+    how: str  # reverted | superseded
+    by: str  # the reverting commit's sha, or the superseding record's id
+    by_pr: int | None = None  # the reverting commit's PR, when it has one
+    reason: str = ""  # why, as the revert (or the superseding record) says it
+
+
+@dataclass(frozen=True)
+class LineChange:
+    """The commit that last substantively changed one line, and what the history says of it."""
+
+    line: int
+    entry: HistoryEntry
+    units: tuple[Unit, ...] = ()  # that commit's knowledge about this symbol
+    record: Record | None = None  # the record of the work it belongs to
+
+
+@dataclass(frozen=True)
 class Story:
-    """Everything known about one symbol (or file): what ``why`` answers."""
+    """Everything known about one symbol (or file): what ``why`` answers.
+
+    Everything current is here, most explanatory first; renderers choose how much fits.
+    """
 
     path: str
     symbol: Symbol | None  # None: the line is outside any symbol (file history)
-    history: tuple[HistoryEntry, ...] = ()
-    units: tuple[Unit, ...] = ()
-    records: tuple[Record, ...] = ()
+    history: tuple[HistoryEntry, ...] = ()  # substantive changes; kind "formatting": collapsed
+    units: tuple[Unit, ...] = ()  # current units (none from a reverted or superseded change)
+    records: tuple[Record, ...] = ()  # current decisions anchored to the symbol, newest first
     outcomes: tuple[tuple[str, str], ...] = ()  # (record id, outcome_status) computed when read
     summary: str = ""  # "changed 7× by 3 authors, last 2 months ago; 2 pitfalls known"
+    reversals: tuple[Reversal, ...] = ()  # what used to be current, and what undid it
+    line_change: LineChange | None = None  # for a question about one line
 
     @property
     def known(self) -> bool:
-        return bool(self.history or self.units or self.records)
+        return bool(self.history or self.units or self.records or self.reversals)
+
+    @property
+    def changes(self) -> tuple[HistoryEntry, ...]:
+        """The substantive changes (reformat / lint / typing-only entries left out)."""
+        return tuple(e for e in self.history if e.kind != FORMATTING_KIND)
+
+    @property
+    def counts(self) -> KnowledgeCounts:
+        """What the lens, the hover, the card and ``stats`` call decisions, pitfalls, changes."""
+        return KnowledgeCounts(
+            records=len(self.records),
+            pitfalls=sum(1 for u in self.units if u.type in PITFALL_TYPES),
+            changes=len({e.commit for e in self.changes}),
+        )
 
 
 @dataclass(frozen=True)
@@ -261,7 +319,8 @@ class Suggestion:
     path: str
     line: int
     side: str  # RIGHT (new code) or LEFT (deleted code), as GitHub names them
-    kind: str  # reverted-before | reintroduces-pitfall | constraint | decision-context
+    kind: str  # reintroduces-revert | reintroduces-fixed | rewrites-fix | reverted-before |
+    #            reintroduces-pitfall | constraint | decision-context | co-change
     body: str  # markdown with provenance links
     confidence: float
     evidence: tuple[str, ...] = ()  # unit / record ids / commit shas it rests on

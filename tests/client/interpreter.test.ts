@@ -19,8 +19,27 @@ test('otherwise: Python extension, private venv, python3 — without duplicates'
   assert.deepEqual(interpreterCandidates([], ['python3'], undefined).map((c) => c.source), ['python-extension']);
 });
 
+test('Restricted Mode: no Python extension choice, no interpreter inside the workspace', () => {
+  const roots = ['/work/repo'];
+  assert.deepEqual(
+    interpreterCandidates([], ['/work/repo/.venv/bin/python'], '/venv/bin/python', roots).map((c) => c.source),
+    ['private-venv', 'default'],
+  );
+  assert.deepEqual(
+    interpreterCandidates(['/work/repo/.venv/bin/python'], undefined, undefined, roots), [],
+  );
+  assert.deepEqual(
+    interpreterCandidates(['/work/repo/../other/python'], undefined, undefined, roots).map((c) => c.command[0]),
+    ['/work/repo/../other/python'],
+  );
+  assert.deepEqual(
+    interpreterCandidates([], ['/work/repo/.venv/bin/python'], undefined).map((c) => c.source),
+    ['python-extension', 'default'],
+  );
+});
+
 test('the server runs as `-m whylens serve` after any extra interpreter arguments', () => {
-  assert.deepEqual(serverCommand(['py', '-X', 'utf8']), { command: 'py', args: ['-X', 'utf8', '-m', 'whylens', 'serve'] });
+  assert.deepEqual(serverCommand(['py', '-X', 'utf8']), { command: 'py', args: ['-X', 'utf8', '-P', '-m', 'whylens', 'serve'] });
   const probe = probeCommand(['python3']);
   assert.equal(probe.command, 'python3');
   assert.equal(probe.args[0], '-c');

@@ -54,6 +54,18 @@ test('settings come in titled groups and every setting explains itself', () => {
   assert.deepEqual(trace.enum, ['off', 'messages', 'verbose']);
 });
 
+test('settings that choose a program or a folder are machine-scoped; Restricted Mode is declared', () => {
+  const all: Record<string, { scope?: string }> = Object.assign(
+    {}, ...manifest.contributes.configuration.map((g: { properties: object }) => g.properties));
+  for (const key of ['whylens.server.interpreter', 'whylens.index.directory']) {
+    assert.equal(all[key].scope, 'machine', `${key}: a workspace must not choose it`);
+  }
+  const untrusted = manifest.capabilities?.untrustedWorkspaces;
+  assert.equal(untrusted?.supported, 'limited');
+  assert.ok(untrusted.description.length > 40);
+  assert.deepEqual(untrusted.restrictedConfigurations.sort(), ['whylens.index.directory', 'whylens.server.interpreter']);
+});
+
 test('protocol names follow the conventions', () => {
   for (const name of [...Object.values(Requests), ...Object.values(Notifications)]) assert.match(name, /^whylens\/[a-z][a-zA-Z]+$/);
   for (const name of Object.values(ServerCommands)) assert.match(name, /^whylens\.server\.[a-z][a-zA-Z]+$/);

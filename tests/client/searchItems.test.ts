@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SearchHit } from '../../vscode-client/src/protocol';
-import { hitMarkdown, hitRow, hitTarget, resultMessage, searchParams, shortDate, typeIcon, typeName } from '../../vscode-client/src/pure/searchItems';
+import { hitMarkdown, hitRow, markdownText, hitTarget, resultMessage, searchParams, shortDate, typeIcon, typeName } from '../../vscode-client/src/pure/searchItems';
 
 const hit: SearchHit = {
   id: 'abc123def456', type: 'pattern', title: 'Deadlock when the pool is exhausted',
@@ -49,7 +49,7 @@ test('choosing a hit: its symbol story, else its url, else the hit itself', () =
 test('a hit on its own renders title, provenance and anchors', () => {
   const md = hitMarkdown({ ...hit, content: 'Fixed by releasing the lock.', url: 'https://x/c/0123' });
   assert.match(md, /^# pattern: Deadlock when the pool is exhausted/);
-  assert.match(md, /Fixed by releasing the lock\./);
+  assert.match(md, /Fixed by releasing the lock\\\./);
   assert.match(md, /\[`0123456789ab`\]\(https:\/\/x\/c\/0123\) · Ada Lovelace · 2023-11-16/);
   assert.match(md, /Symbols: `Pool.acquire`/);
 });
@@ -61,4 +61,18 @@ test('dates shorten; the placeholder says what happened', () => {
   assert.equal(resultMessage('pool', 0, true), 'Nothing known is confident enough for "pool"');
   assert.equal(resultMessage('pool', 1, false), '1 result for "pool"');
   assert.equal(resultMessage('pool', 3, false), '3 results for "pool"');
+});
+
+test('history text in a hit stays text: no image, link, HTML, heading or icon forms', () => {
+  const evil = '![](https://tracker.example.com/p.png) <img src=x> [x](command:evil) # head\n- item\n$(bug) www.evil.example.com';
+  const md = hitMarkdown({ ...hit, title: evil, content: evil, author: 'Mallory <m@evil.example.com>',
+    files: ['a`b.py'], url: 'javascript:alert(1)' });
+  // each form only counts unescaped (a backslash before it makes it text)
+  for (const bad of [/(^|[^\\])!\[/, /(^|[^\\])<img/, /(^|[^\\])\]\(command/, /\n# head/, /\n- item/, /javascript:/]) {
+    assert.ok(!bad.test(md), `${bad} matched in ${md}`);
+  }
+  assert.match(md, /Files: `` a`b.py ``/);
+  assert.equal(markdownText('a.b\n\n# c'), 'a\\.b  \n\\# c');
+  const row = hitRow({ ...hit, title: 'Fix $(alert) icon\u001b[2J' });
+  assert.ok(row.label.startsWith('$(bug) ') && row.label.includes('\\$(alert)') && !row.label.includes('\u001b'));
 });

@@ -94,3 +94,21 @@ test('sameCommand compares argv element by element', () => {
   assert.ok(!sameCommand(undefined, ['python3']));
   assert.ok(sameCommand(undefined, undefined));
 });
+
+test('an untrusted workspace cannot choose the interpreter or the index folder', () => {
+  // what VS Code's WorkspaceConfiguration answers when .vscode/settings.json sets both
+  const workspace: Record<string, unknown> = { 'server.interpreter': ['./evil/python'], 'index.directory': '/tmp/shared' };
+  const user: Record<string, unknown> = { 'server.interpreter': ['/usr/bin/python3'] };
+  const cfg = {
+    get: <T>(key: string) => (workspace[key] ?? user[key]) as T | undefined,
+    inspect: <T>(key: string) => ({ defaultValue: (properties[`whylens.${key}`]?.default) as T, globalValue: user[key] as T }),
+  };
+  const untrusted = readClientSettings(cfg, {}, false);
+  assert.deepEqual(untrusted.interpreter, ['/usr/bin/python3']);
+  assert.equal(untrusted.indexDirectory, '');
+  const options = initializationOptions(cfg, '/storage', {}, false);
+  assert.equal(options.indexDirectory, '/storage/index');
+  assert.deepEqual(options.settings.server.interpreter, ['/usr/bin/python3']);
+  assert.equal(options.settings.index.directory, '');
+  assert.deepEqual(readClientSettings(cfg, {}, true).interpreter, ['./evil/python']); // trusted: as configured
+});

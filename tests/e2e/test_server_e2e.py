@@ -6,6 +6,8 @@ hover → lenses → pitfall diagnostics → search → a new commit during the 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
@@ -101,6 +103,34 @@ async def test_lenses_only_where_knowledge_is_and_titles_on_resolve(client: Lang
     story = await client.workspace_execute_command_async(types.ExecuteCommandParams(
         command=resolved.command.command, arguments=resolved.command.arguments))
     assert isinstance(story, str) and "Session.send" in story
+
+
+async def test_hover_anywhere_in_a_body_gives_its_card_and_the_lens_counts_agree(
+        client: LanguageClient):
+    uri = session_uri(client)
+    line = line_of(BUFFER, "conn = self.pool.get()")  # inside Session.send, not on its name
+    inside = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        position=types.Position(line=line, character=14)))
+    assert inside is not None and "Session.send" in inside.contents.value
+    assert inside.range.start.line == line  # the hovered line, not the name
+    blank = line_of(BUFFER, "def close(") - 1
+    assert await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        position=types.Position(line=blank, character=0))) is None
+    lenses = await client.text_document_code_lens_async(types.CodeLensParams(
+        text_document=types.TextDocumentIdentifier(uri=uri)))
+    lens = await client.code_lens_resolve_async(
+        next(x for x in lenses if x.data["symbol"] == "Session.send"))
+    card = (await hover(client, BUFFER, "def send(", "send")).contents.value
+
+    def numbers(text: str) -> tuple[int, int, int]:
+        grab = [re.search(p, text) for p in (r"(\d+) decisions?", r"(\d+) pitfalls?", r"changed (\d+)×")]
+        return tuple(int(m.group(1)) if m else 0 for m in grab)  # type: ignore[return-value]
+
+    assert numbers(lens.command.title) == numbers(card.splitlines()[0]) == numbers(
+        inside.contents.value.splitlines()[0])
+    assert numbers(lens.command.title)[2] >= 2
 
 
 async def test_error_on_a_known_line_gets_a_pitfall_hint_then_clears(client: LanguageClient):

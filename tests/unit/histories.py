@@ -53,3 +53,29 @@ def build_session_history(repo) -> dict[str, str]:
         {"src/session.py": SESSION_V4},
     )
     return shas
+
+
+def indexed_branch(make_repo, index_dir, name: str, build) -> tuple:
+    """A repository named ``name`` filled by ``build(repo) -> shas``, indexed, with a ``feature``
+    branch checked out for the change under review: (repo, shas)."""
+    from whylens.pipeline import run_index
+
+    repo = make_repo(name)
+    shas = build(repo)
+    run_index(repo.root, index_dir)
+    repo.git("checkout", "-q", "-b", "feature")
+    return repo, shas
+
+
+def age_index(index_dir) -> None:
+    """Make the index at ``index_dir`` look written by the previous WhyLens (schema 1)."""
+    import sqlite3
+
+    from whylens.index.store import IndexStore
+
+    folder = IndexStore(index_dir).current_generation()
+    conn = sqlite3.connect(folder / "sidecar.sqlite")
+    conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    conn.execute("UPDATE meta SET value = '\"1.1\"' WHERE key = 'pipeline_version'")
+    conn.commit()
+    conn.close()

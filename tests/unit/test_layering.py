@@ -10,13 +10,15 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[2] / "server" / "whylens"
 
 # Down this list only: a module never imports from a layer listed after its own.
-LAYERS = ["models", "errors", "config", "progress", "locate", "history", "knowledge", "symbols",
-          "records", "index", "pipeline", "retrieval", "render", "lsp", "cli", "mcp"]
+LAYERS = ["models", "errors", "markup", "config", "progress", "gitcli", "locate", "semantic",
+          "history", "knowledge", "symbols", "records", "index", "pipeline", "retrieval", "render",
+          "lsp", "cli", "mcp"]
 # Third-party packages and the only layer allowed to import them (the MCP SDK and what it brings
-# are an optional extra: nothing else may need them).
+# are an optional extra: nothing else may need them; nor may onnxruntime, semantic/'s extra).
 OWNERS = {"git": "history", "tree_sitter": "symbols", "tree_sitter_language_pack": "symbols",
           "whoosh": "index", "pygls": "lsp", "lsprotocol": "lsp", "mcp": "mcp",
-          "mcp_types": "mcp", "pydantic": "mcp", "anyio": "mcp", "starlette": "mcp"}
+          "mcp_types": "mcp", "pydantic": "mcp", "anyio": "mcp", "starlette": "mcp",
+          "onnxruntime": "semantic"}
 # The one upward import: the command that starts a layer above the CLI (inside its handler).
 ENTRY_POINTS = {"cli/mcp.py": "mcp"}
 
@@ -77,3 +79,15 @@ def test_entry_points_import_the_layer_above_only_when_run():
         top_level = [node for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))]
         names = [getattr(node, "module", None) or node.names[0].name for node in top_level]
         assert not [n for n in names if n and n.startswith(f"whylens.{target}")], rel
+
+
+def test_semantic_imports_only_models_and_errors_of_whylens():
+    """semantic/ is shared by search, cards and review: it must not pull any of them in."""
+    problems = []
+    for path in sorted((PACKAGE / "semantic").rglob("*.py")):
+        for line, name in _imports(path):
+            parts = name.split(".")
+            if parts[0] == "whylens" and len(parts) > 1 and parts[1] not in ("models", "errors",
+                                                                               "semantic"):
+                problems.append(f"{path.name} line {line}: {name}")
+    assert not problems, "\n".join(problems)

@@ -99,7 +99,7 @@ echo "# WhyLens e2e helper (test only)" > "$BUILD/helper/README.md"
 log "built $(basename "$BUILD/whylens.vsix") ($(stat -c %s "$BUILD/whylens.vsix") bytes) and the helper"
 
 # --- 6. the workspace: a git repository with a known history; fresh editor profile
-rm -rf "$RUN"; mkdir -p "$RUN/ud/User" "$RUN/ext"
+rm -rf "$RUN"; mkdir -p "$RUN/ud/User" "$RUN/ud/Machine" "$RUN/ext"
 WORKSPACE_INFO=$("$PYTHON" "$REPO/tests/vscode/make_workspace.py" "$RUN/ws"); export WORKSPACE_INFO
 EDITOR_PYTHON=$PYTHON
 if [ "${WHYLENS_E2E_INSTALL:-0}" = 1 ]; then
@@ -111,8 +111,11 @@ log "workspace: $WORKSPACE_INFO"
 field() { "$PYTHON" -c 'import json,os,sys; print(json.loads(os.environ["WORKSPACE_INFO"])[sys.argv[1]])' "$1"; }
 export WHYLENS_E2E_ERROR_FILE=$(field file) WHYLENS_E2E_ERROR_LINE=$(field error_line)
 export WHYLENS_E2E_ERROR_MESSAGE="RuntimeError: deadlock: every thread hung, the pool is exhausted"
-"$PYTHON" - "$RUN/ud/User/settings.json" "$EDITOR_PYTHON" <<'EOF'
+# whylens.server.interpreter is machine-scoped (a workspace cannot pick the program that runs), and
+# code-server is a remote window: such settings are read from the remote (Machine) settings only.
+"$PYTHON" - "$RUN/ud/User/settings.json" "$RUN/ud/Machine/settings.json" "$EDITOR_PYTHON" <<'EOF'
 import json, sys
+json.dump({"whylens.server.interpreter": [sys.argv[3]]}, open(sys.argv[2], "w"), indent=2)
 json.dump({
     "workbench.startupEditor": "none",
     "workbench.tips.enabled": False,
@@ -125,12 +128,12 @@ json.dump({
     "git.autoRepositoryDetection": False,
     "git.openRepositoryInParentFolders": "never",
     "editor.hover.delay": 200,
-    "whylens.server.interpreter": [sys.argv[2]],
     "whylens.trace.server": "messages",
     "whylens.logging.level": "debug",
 }, open(sys.argv[1], "w"), indent=2)
 EOF
-export WHYLENS_E2E_SETTINGS="$RUN/ud/User/settings.json"   # the test edits it to change settings live
+export WHYLENS_E2E_SETTINGS="$RUN/ud/User/settings.json"   # the test edits both to change settings live
+export WHYLENS_E2E_MACHINE_SETTINGS="$RUN/ud/Machine/settings.json"
 CS_ARGS=(--config "$RUN/config.yaml" --user-data-dir "$RUN/ud" --extensions-dir "$RUN/ext")
 "$CS" "${CS_ARGS[@]}" --install-extension "$BUILD/whylens.vsix" >/dev/null
 "$CS" "${CS_ARGS[@]}" --install-extension "$BUILD/helper.vsix" >/dev/null

@@ -284,11 +284,11 @@ check('restart-and-logs', async (page) => {
   return `restarted; hover works again; ${lines.length} start lines in the log`;
 });
 
-/** Replace the user settings the way a user would: settings.json in the editor, then save. */
-async function writeUserSettings(page, settings) {
-  await runCommand(page, 'Preferences: Open User Settings (JSON)');
+/** Replace a settings file the way a user would: open it in the editor, replace, save. */
+async function writeSettings(page, command, marker, settings) {
+  await runCommand(page, command);
   // (Code 1.139 opens it in a modal editor, older ones in a tab: find the editor by its content)
-  const editor = page.locator('.monaco-editor', { hasText: 'whylens.server.interpreter' }).filter({ visible: true }).last();
+  const editor = page.locator('.monaco-editor', { hasText: marker }).filter({ visible: true }).last();
   await editor.waitFor({ timeout: 15000 });
   await editor.locator('.view-lines').click();
   await page.keyboard.press('Control+A');
@@ -299,6 +299,12 @@ async function writeUserSettings(page, settings) {
   await runCommand(page, 'View: Close All Editors');
   await editor.waitFor({ state: 'detached', timeout: 15000 });
 }
+
+const writeUserSettings = (page, settings) =>
+  writeSettings(page, 'Preferences: Open User Settings (JSON)', 'workbench.startupEditor', settings);
+// machine-scoped settings (the interpreter) live in the remote settings of a remote window
+const writeRemoteSettings = (page, settings) =>
+  writeSettings(page, 'Preferences: Open Remote Settings (JSON)', 'whylens.server.interpreter', settings);
 
 check('reindex', async (page) => {
   // "index updated" is logged by the server after every index run (there was one at start-up)
@@ -314,6 +320,7 @@ check('reindex', async (page) => {
 check('settings', async (page) => {
   const file = process.env.WHYLENS_E2E_SETTINGS;
   const settings = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const machine = JSON.parse(fs.readFileSync(process.env.WHYLENS_E2E_MACHINE_SETTINGS, 'utf8'));
   const before = (await startLines(page)).length;
   // an ordinary setting reaches the running server: no restart
   await writeUserSettings(page, { ...settings, 'whylens.hover.enabled': false });
@@ -328,8 +335,9 @@ check('settings', async (page) => {
     return 'hover.enabled=false: hover gone, no restart (interpreter part skipped in install mode)';
   }
   // the interpreter setting restarts it, with the new command
-  const interpreter = [...settings['whylens.server.interpreter'], '-X', 'utf8'];
-  await writeUserSettings(page, { ...settings, 'whylens.server.interpreter': interpreter });
+  await writeUserSettings(page, settings); // (hover back on)
+  const interpreter = [...machine['whylens.server.interpreter'], '-X', 'utf8'];
+  await writeRemoteSettings(page, { ...machine, 'whylens.server.interpreter': interpreter });
   const lines = await until(page, 'a restart with the new interpreter', async () => {
     const now = await startLines(page);
     return now.length === before + 1 && now[now.length - 1].includes('-X utf8') ? now : undefined;

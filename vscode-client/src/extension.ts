@@ -26,6 +26,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('whylens.server.interpreter')) void serverManager.interpreterMaybeChanged();
     }),
+    // trusted now: the Python extension's interpreter may be used (see server.ts)
+    vscode.workspace.onDidGrantWorkspaceTrust(() => void serverManager.interpreterMaybeChanged()),
   );
   const pythonWatch = await onPythonInterpreterChanged(() => void serverManager.interpreterMaybeChanged());
   if (pythonWatch) context.subscriptions.push(pythonWatch);

@@ -118,7 +118,7 @@ export interface Suggestion {
   path: string; // repository-relative, forward slashes
   line: number; // 1-based
   side: 'RIGHT' | 'LEFT';
-  kind: string; // reverted-before | reintroduces-pitfall | constraint | decision-context
+  kind: string; // reintroduces-revert | reintroduces-fixed | rewrites-fix | reverted-before | reintroduces-pitfall | constraint | decision-context | co-change
   body: string; // markdown with provenance links
   confidence: number;
   evidence: string[];
@@ -128,6 +128,7 @@ export interface Suggestion {
 /** null when the review could not run (the server logs why). */
 export interface PrSuggestionsResult {
   suggestions: Suggestion[];
+  notices?: string[]; // nothing to review, or a diff too large to review whole
 }
 
 // --- whylens/errorsChanged -----------------------------------------------------------------------

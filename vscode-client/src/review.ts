@@ -73,8 +73,11 @@ export class ReviewThreads implements vscode.Disposable {
       // a deleted file (LEFT side): keep the server's line
     }
     const line = threadLine(suggestion, lineCount);
+    // the body quotes the history (escaped by the server): untrusted, no HTML, no theme icons
     const body = new vscode.MarkdownString(suggestion.body);
-    body.supportThemeIcons = true;
+    body.isTrusted = false;
+    body.supportHtml = false;
+    body.supportThemeIcons = false;
     const comment: vscode.Comment = {
       body,
       mode: vscode.CommentMode.Preview,

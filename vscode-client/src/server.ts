@@ -1,5 +1,6 @@
 // Starting, stopping and restarting the language server (`<python> -m whylens serve` over stdio).
 // Restarts are serialized (never two at once) and happen only when the interpreter changes.
+import * as fs from 'fs';
 import * as os from 'os';
 import * as vscode from 'vscode';
 import { Executable, LanguageClient, LanguageClientOptions, State, Trace } from 'vscode-languageclient/node';
@@ -26,6 +27,12 @@ function config(): vscode.WorkspaceConfiguration {
 
 function pathContext() {
   return { workspaceFolder: firstFolder()?.uri.fsPath, userHome: os.homedir() };
+}
+
+/** An untrusted (Restricted Mode) workspace: its folders, where no interpreter is taken from. */
+function restrictedRoots(): string[] | undefined {
+  if (vscode.workspace.isTrusted) return undefined;
+  return (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
 }
 
 interface Resolved {
@@ -88,15 +95,18 @@ export class ServerManager implements vscode.Disposable {
 
   private async resolveInterpreter(): Promise<Resolved> {
     const folder = firstFolder();
-    const settings = readClientSettings(config(), pathContext());
+    const trusted = vscode.workspace.isTrusted;
+    const settings = readClientSettings(config(), pathContext(), trusted);
     const candidates = interpreterCandidates(
       settings.interpreter,
-      settings.interpreter.length ? undefined : await pythonExtensionInterpreter(folder?.uri),
+      settings.interpreter.length || !trusted ? undefined : await pythonExtensionInterpreter(folder?.uri),
       existingPrivatePython(this.context),
+      restrictedRoots(),
     );
+    if (!trusted) this.log.info('Restricted Mode: no interpreter from the workspace is used');
     const probes: Resolved['probes'] = [];
     for (const candidate of candidates) {
-      const probe = await probeInterpreter(candidate.command, folder?.uri.fsPath);
+      const probe = await probeInterpreter(candidate.command, this.neutralFolder());
       probes.push({ candidate, probe });
       this.log.info(`interpreter ${candidate.command.join(' ')} (${candidate.source}): ` +
         (probe.ok ? `Python ${probe.python}, whylens ${probe.whylens}` : probe.problem));
@@ -147,13 +157,27 @@ export class ServerManager implements vscode.Disposable {
     } else if (choice === SHOW_LOGS) this.log.show(true);
   }
 
+  /**
+   * The working folder of every Python process WhyLens starts: the extension's own storage, never
+   * a workspace folder (`python -c` imports from its working folder: a repository's `json.py`
+   * would run).
+   */
+  private neutralFolder(): string {
+    const folder = this.context.globalStorageUri.fsPath;
+    try {
+      fs.mkdirSync(folder, { recursive: true });
+      return folder;
+    } catch {
+      return os.homedir();
+    }
+  }
+
   private createClient(interpreter: string[]): LanguageClient {
     const { command, args } = serverCommand(interpreter);
-    const folder = firstFolder();
     const serverOptions: Executable = {
       command,
       args,
-      options: { cwd: folder?.uri.fsPath, env: { ...process.env, PYTHONUNBUFFERED: '1' } },
+      options: { cwd: this.neutralFolder(), env: { ...process.env, PYTHONUNBUFFERED: '1' } },
     };
     const lensCommand = <C extends vscode.Command>(c: C | undefined) =>
       rewriteLensCommand(c, ServerCommands.explainSymbol, ClientCommands.showRationale);
@@ -161,8 +185,12 @@ export class ServerManager implements vscode.Disposable {
       documentSelector: [{ scheme: 'file' }],
       outputChannel: this.log,
       traceOutputChannel: this.log,
-      initializationOptions: initializationOptions(config(), this.context.storageUri?.fsPath, pathContext()),
+      initializationOptions: initializationOptions(config(), this.context.storageUri?.fsPath, pathContext(),
+        vscode.workspace.isTrusted),
       synchronize: { configurationSection: 'whylens' },
+      // Hovers quote the repository's history: never trusted (no command: links), no raw HTML.
+      // The server escapes history text as well (server/whylens/markup.py); this is the second lock.
+      markdown: { isTrusted: false, supportHtml: false },
       connectionOptions: { maxRestartCount: 3 },
       middleware: {
         provideCodeLenses: async (document, token, next) => {

@@ -7,9 +7,9 @@ import json
 import sys
 import time
 
-from whylens.errors import InvalidInputError
+from whylens.errors import IndexOutdatedError, InvalidInputError
 from whylens.cli.common import add_repo_args, open_reader, web_links
-from whylens.models import ALL_TYPES
+from whylens.models import SEARCH_TYPES, SNIPPET_BUDGET
 from whylens.progress import Eta, IndexEvent, time_left
 
 
@@ -22,12 +22,15 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(handler=cmd_index)
 
-    p = subparsers.add_parser("search", help="search the knowledge (or stay silent)")
-    p.add_argument("query")
+    p = subparsers.add_parser("search", help="search the history: commits, knowledge and "
+                              "records that answer a question (or silence)")
+    p.add_argument("query", help="a question or keywords, in your own words")
     add_repo_args(p)
     p.add_argument("-k", type=int, default=10, help="at most K results (default 10)")
+    p.add_argument("--budget", type=int, default=SNIPPET_BUDGET, metavar="N",
+                   help=f"characters of answer sentences per result (default {SNIPPET_BUDGET})")
     p.add_argument("--type", action="append", dest="types", metavar="T",
-                   help=f"only these types: {', '.join(ALL_TYPES)} (repeat or comma-separate)")
+                   help=f"only these types: {', '.join(SEARCH_TYPES)} (repeat or comma-separate)")
     p.add_argument("--path", help="only knowledge about files under this path")
     p.add_argument("--author", help="only knowledge from this author (name or email)")
     p.add_argument("--since", help="only commits on or after this date (YYYY-MM-DD)")
@@ -115,36 +118,55 @@ def parse_types(values: list[str] | None) -> list[str] | None:
     if not values:
         return None
     types = [t.strip().lower() for v in values for t in v.split(",") if t.strip()]
-    unknown = [t for t in types if t not in ALL_TYPES]
+    unknown = [t for t in types if t not in SEARCH_TYPES]
     if unknown:
-        raise InvalidInputError(f"unknown --type {', '.join(unknown)}; use {', '.join(ALL_TYPES)}")
+        raise InvalidInputError(f"unknown --type {', '.join(unknown)}; use "
+                                f"{', '.join(SEARCH_TYPES)}")
     return types
 
 
 def cmd_search(args) -> int:
-    from whylens.render.hits import to_json
+    from whylens.render.hits import human_lines, to_json
     from whylens.retrieval.search import search
 
     if args.k < 1:
         raise InvalidInputError("-k must be at least 1")
-    if not args.query.strip():
-        raise InvalidInputError("the query is empty")
+    if args.budget < 0:
+        raise InvalidInputError("--budget must be 0 or more (characters of answer sentences)")
+    query = args.query
+    if not query.strip():
+        raise InvalidInputError("the query is empty; ask a question or give a few words")
     types = parse_types(args.types)
-    with open_reader(args) as reader:
-        result = search(reader, args.query, k=args.k, types=types, links=web_links(reader),
-                        path=args.path, author=args.author, since=args.since, until=args.until)
-        data = to_json(result)
+
+    def answer() -> tuple[dict, bool]:
+        with open_reader(args) as reader:
+            result = search(reader, query, k=args.k, types=types, links=web_links(reader),
+                            budget=args.budget, path=args.path, author=args.author,
+                            since=args.since, until=args.until)
+            return to_json(result), reader.doc_count() == 0
+
+    try:
+        data, empty = answer()
+    except IndexOutdatedError:
+        rebuild_outdated(args)
+        data, empty = answer()
     if args.json:
         print(json.dumps(data, ensure_ascii=False))
         return 0
-    if data["abstained"] or not data["results"]:
-        print("nothing confident enough to show (WhyLens stays silent rather than guess)")
+    if empty:
+        print("nothing yet: the index holds no knowledge so far (a young history, or a first "
+              "index still running)")
         return 0
-    for hit in data["results"]:
-        print(f"[{hit['type']}] {hit['title']}")
-        print(f"    {hit['commit'][:12]} · {hit['author']} · {hit['date'][:10]} · "
-              f"score {hit['score']:.2f}" + (f" · {hit['url']}" if hit.get("url") else ""))
+    print("\n".join(human_lines(data)))
     return 0
+
+
+def rebuild_outdated(args) -> None:
+    """An index another WhyLens version wrote: rebuild it from git now (the pipeline says so,
+    once: the rebuilt index is current)."""
+    from whylens.pipeline import run_index
+
+    run_index(args.repo, getattr(args, "index_dir", None))
 
 
 def cmd_stats(args) -> int:

@@ -1,4 +1,9 @@
-"""`whylens pr-comments`: review suggestions for a diff, grounded in the history it touches."""
+"""`whylens pr-comments`: review suggestions for a diff, grounded in the history it touches.
+
+This process may run git (the language server runs it as a child): it reads the head and base
+sides of the changed files, the change's commit messages, and the diffs of the few past reverts
+and fixes the review asks for (``history_patches``).
+"""
 
 from __future__ import annotations
 
@@ -7,11 +12,13 @@ import json
 import sys
 from pathlib import Path
 
+from whylens.gitcli import os_path
 from whylens.cli.common import add_repo_args, open_reader
-from whylens.errors import InvalidInputError
+from whylens.errors import InvalidInputError, UnknownRevisionError
 from whylens.symbols.skip import MAX_SOURCE_BYTES
 
 FORMATS = ("markdown", "json", "github", "sarif")
+MAX_MESSAGE_CHARS = 20_000
 
 
 def register(subparsers) -> None:
@@ -26,6 +33,9 @@ def register(subparsers) -> None:
     p.add_argument("--format", choices=FORMATS, default="markdown",
                    help="markdown (to paste), json, github (the create-a-review API body), sarif")
     p.add_argument("--max", type=int, default=10, dest="cap", help="at most N suggestions (10)")
+    p.add_argument("--gate", type=float, default=None, metavar="C",
+                   help="show suggestions from this confidence on (default: the calibrated gate; "
+                        "lower shows more, and less precise, comments)")
     add_repo_args(p)
     p.set_defaults(handler=cmd_pr_comments)
 
@@ -34,7 +44,7 @@ def working_tree_reader(root: Path):
     real_root = root.resolve()
 
     def read(path: str) -> str | None:
-        target = root / path
+        target = root / os_path(path)
         try:
             if not target.resolve().is_relative_to(real_root):
                 return None  # a symlink out of the repository: never read what it points at
@@ -48,11 +58,39 @@ def working_tree_reader(root: Path):
 
 def revision_reader(repo, rev: str):
     def read(path: str) -> str | None:
-        data = repo.read_file(rev, path)
+        data = repo.read_file(rev, os_path(path))
         if data is None or len(data) > MAX_SOURCE_BYTES:
             return None
         return data.decode("utf-8", "replace")
     return read
+
+
+def history_patches(repo):
+    """A ``PatchReader`` over ``repo``: one ``git log --no-walk -p`` for the asked commits,
+    limited to the asked paths (unreadable or unknown commits are simply absent)."""
+    from whylens.history.walk import config_pins
+    from whylens.retrieval.review_patches import CONTEXT, LOG_FORMAT, parse_log
+
+    def read(shas: list[str], paths: list[str]):
+        shas = [s for s in shas if len(s) == 40 and all(c in "0123456789abcdef" for c in s)]
+        if not shas or not paths:
+            return {}
+        status, out, _ = repo.run(
+            *config_pins(), "-c", "log.showSignature=false", "-c", "i18n.logOutputEncoding=UTF-8",
+            "log", "--no-walk=unsorted", "--ignore-missing", f"--format={LOG_FORMAT}", "-p",
+            f"-U{CONTEXT}", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames",
+            "--src-prefix=a/", "--dst-prefix=b/",
+            *shas, "--", *[f":(literal){p}" for p in paths], check=False)
+        return parse_log(out.decode("utf-8", "replace")) if status == 0 else {}
+    return read
+
+
+def change_message(repo, base: str, head: str | None) -> str:
+    """The commit messages of ``base..head`` (what the change says about itself)."""
+    if head is None:
+        return ""
+    text = repo.git("log", "--no-merges", "--format=%B", "-n", "200", f"{base}..{head}")
+    return text[:MAX_MESSAGE_CHARS]
 
 
 def pick_base(repo, base: str | None) -> str:
@@ -68,6 +106,27 @@ def pick_base(repo, base: str | None) -> str:
     if sha is None:
         raise InvalidInputError(f"HEAD shares no history with {branch}; pass --base REV")
     return sha
+
+
+def check_range(repo, base: str, head: str | None, args) -> None:
+    """Bad input a review cannot answer well, each with what to do instead."""
+    if head is None and not repo.is_bare:
+        unmerged = repo.git("ls-files", "-u", "-z").split("\0")
+        paths = sorted({entry.split("\t", 1)[1] for entry in unmerged if "\t" in entry})
+        if paths:
+            shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+            raise InvalidInputError(f"the working tree has unmerged paths ({shown}): finish or "
+                                    "abort the merge or rebase first, or pass --head REV to review "
+                                    "a commit")
+    tip = head or repo.resolve("HEAD")
+    if tip != base and not repo.is_ancestor(base, tip):
+        from whylens.history.diff import merge_base
+
+        common = merge_base(repo, base, tip)
+        hint = (f"; to review what {args.head or 'HEAD'} adds, pass --base {common[:12]} (their "
+                "merge base)") if common else "; they share no history"
+        raise InvalidInputError(f"{args.head or 'HEAD'} ({tip[:12]}) does not descend from the "
+                                f"base {args.base or base[:12]}{hint}")
 
 
 def suggestions_json(suggestions) -> list[dict]:
@@ -125,10 +184,10 @@ def patch_changes(root: Path, text: str) -> tuple[list, dict[str, str], list[dic
     return changes, heads, skipped
 
 
-def _review_patch(args, cap: int) -> tuple[dict, list, object]:
+def _review_patch(args, cap: int, gate: dict) -> tuple[dict, object, object]:
     from whylens.cli.common import location
     from whylens.cli.why import links_for
-    from whylens.retrieval.review import review
+    from whylens.retrieval.review import review_report
 
     if args.base or args.head:
         raise InvalidInputError("give either --diff or --base/--head, not both")
@@ -136,52 +195,66 @@ def _review_patch(args, cap: int) -> tuple[dict, list, object]:
     root = where.root
     changes, heads, skipped = patch_changes(root, read_patch(args.diff))
     with open_reader(args, where) as reader:
-        suggestions = review(reader, root, changes, heads.get, cap=cap)
+        report = review_report(reader, root, changes, heads.get, cap=cap, **gate)
         links = links_for(reader, root)
     info = {"base": None, "head": None, "diff": {"files": len(changes), "skipped": skipped}}
-    return info, suggestions, links
+    return info, report, links
 
 
 def cmd_pr_comments(args) -> int:
     from whylens.history.diff import diff_changes
     from whylens.history.repo import open_repository
     from whylens.cli.why import links_for
-    from whylens.retrieval.review import review
+    from whylens.retrieval.review import review_report
 
     if args.cap < 0:
         raise InvalidInputError("--max must be 0 or more")
+    if args.gate is not None and not 0 <= args.gate <= 1:
+        raise InvalidInputError("--gate must be between 0 and 1")
+    gate = {} if args.gate is None else {"gate": args.gate}
     if args.diff:
-        info, suggestions, links = _review_patch(args, args.cap)
+        info, report, links = _review_patch(args, args.cap, gate)
         for item in info["diff"]["skipped"]:
             print(f"whylens: not reviewed: {item['path']} ({item['reason']})", file=sys.stderr)
-        return _print(args.format, info, suggestions, links)
+        return _print(args.format, info, report, links)
     with open_repository(args.repo) as repo:
-        base = pick_base(repo, args.base)
-        head = repo.resolve(args.head) if args.head else None
+        try:
+            base = pick_base(repo, args.base)
+            head = repo.resolve(args.head) if args.head else None
+        except UnknownRevisionError as err:
+            raise InvalidInputError(str(err)) from err
+        check_range(repo, base, head, args)
         changes = diff_changes(repo, base, head)
         read_head = revision_reader(repo, head) if head else working_tree_reader(repo.root)
         with open_reader(args) as reader:
-            suggestions = review(reader, repo.root, changes, read_head, cap=args.cap)
+            report = review_report(
+                reader, repo.root, changes, read_head, cap=args.cap, **gate,
+                read_base=revision_reader(repo, base), patches=history_patches(repo),
+                message=change_message(repo, base, head))
             links = links_for(reader, repo.root)
-    return _print(args.format, {"base": base, "head": head}, suggestions, links)
+    if head == base:  # asked on purpose or not, the answer is empty; say why
+        report = dataclasses.replace(report, notices=(
+            f"--base and --head are the same commit ({base[:12]}): there is no change to review.",))
+    return _print(args.format, {"base": base, "head": head}, report, links)
 
 
-def _print(form: str, info: dict, suggestions, links) -> int:
+def _print(form: str, info: dict, report, links) -> int:
     from whylens.render import review as render
 
+    suggestions, notices = report.suggestions, list(report.notices)
     base, head = info["base"], info["head"]
     if form == "json":
-        out = {**info, "suggestions": suggestions_json(suggestions)}
+        out = {**info, "suggestions": suggestions_json(suggestions), "notices": notices}
         print(json.dumps(out, ensure_ascii=False, indent=2))
     elif form == "github":
-        print(json.dumps(render.github(suggestions, links, commit_id=head), ensure_ascii=False,
-                         indent=2))
+        print(json.dumps(render.github(suggestions, links, commit_id=head, notices=notices),
+                         ensure_ascii=False, indent=2))
     elif form == "sarif":
-        print(json.dumps(render.sarif(suggestions, links, base=base, head=head), ensure_ascii=False,
-                         indent=2))
+        print(json.dumps(render.sarif(suggestions, links, base=base, head=head, notices=notices),
+                         ensure_ascii=False, indent=2))
     elif base is None:
-        print(render.markdown(suggestions, links))
+        print(render.markdown(suggestions, links, notices=notices))
     else:
         print(render.markdown(suggestions, links, base=base[:12],
-                              head=head[:12] if head else "working tree"))
+                              head=head[:12] if head else "working tree", notices=notices))
     return 0

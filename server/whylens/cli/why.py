@@ -25,6 +25,9 @@ def register(subparsers) -> None:
                    help="a file (relative to the current folder or the repository root), "
                         "optionally with a 1-based line")
     p.add_argument("--symbol", help="a qualified symbol name in PATH instead of a line")
+    p.add_argument("--all", action="store_true",
+                   help="everything known (by default: the most explanatory items that fit in "
+                        "about 4,000 characters)")
     add_repo_args(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(handler=cmd_why)
@@ -77,7 +80,8 @@ def links_for(reader: IndexReader, root: Path):
 
 
 def cmd_why(args) -> int:
-    from whylens.render.cards import rationale, story_json
+    from whylens.render.cards import story_json
+    from whylens.render.rationale import rationale
     from whylens.retrieval.why import why
 
     path, line = split_target(args.target)
@@ -92,7 +96,7 @@ def cmd_why(args) -> int:
     if args.json:
         print(json.dumps(story_json(story, links), ensure_ascii=False, indent=2))
     else:
-        print(rationale(story, links))
+        print(rationale(story, links, max_chars=None) if args.all else rationale(story, links))
     return 0
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from whylens.errors import InvalidInputError
+from whylens.gitcli import os_path, path_text
 from whylens.history.repo import Repository
 from whylens.history.walk import config_pins, diff_options, parse_changes
 from whylens.models import FileChange, Hunk
@@ -39,8 +40,8 @@ def _untracked(repo: Repository) -> list[FileChange]:
     for raw in out.split(b"\0"):
         if not raw:
             continue
-        path = raw.decode("utf-8", "replace")
-        lines, binary = _count_lines(repo.root / raw.decode("utf-8", "surrogateescape"))
+        path = path_text(raw)
+        lines, binary = _count_lines(repo.root / os_path(path))
         hunks = (Hunk(0, 0, 1, lines),) if lines and not binary else ()
         added.append(FileChange(path=path, status="A", hunks=hunks, binary=binary))
     return added

@@ -51,6 +51,14 @@ _RELEASE = re.compile(
         r"^\[?release\]?:?\s*$",
         r"^(?:chore|build)(?:\([^)]*\))?!?:\s*(?:release|bump version|prepare release)\b",
         r"^(?:chore|build)\(release\)!?:",
+        # a crate or package released by name: "termcolor-0.3.3", "grep-matcher: release 0.1.3",
+        # "changelog: 12.1.1", "[maven-release-plugin] prepare release gson-2.2.2"
+        rf"^[A-Za-z][\w.-]{{0,40}}-{_VERSION}$",
+        rf"^[\w.-]{{1,40}}:\s*(?:release|version|bump)\s+(?:to\s+)?{_VERSION}\b",
+        rf"^changelog:?\s+{_VERSION}\b",
+        r"^\[maven-release-plugin\]",
+        r"^(?:prepare[sd]?|preparing)\s+(?:for\s+)?(?:the\s+)?next\s+development\s+iteration",
+        r"^(?:increase|increment|bump|update)[sd]?\s+[\w:.]*version\.?$",  # "Increase Sinatra::VERSION."
     ]),
     re.I,
 )
@@ -82,6 +90,10 @@ _TRIVIAL = re.compile(
         rf"^(?:update[sd]?|updating|revise[sd]?|edit(?:ed)?|improve[sd]?|tweak(?:ed)?)\s+"
         rf"(?:the\s+)?{_DOC_FILES}$",
         rf"^{_DOC_FILES}\s+(?:update[sd]?|tweaks?|fix(?:es)?)$",
+        # a dependency moved to a version, said no more: "Bump to viper 1.8.1", "deps: qs@2.2.0",
+        # "build: ejs@3.1.9", "update serde_json to 1.0.5"
+        rf"^(?:bump(?:s|ed)?|update[sd]?|upgrade[sd]?)\s+(?:to\s+)?[\w@./-]+\s+(?:to\s+)?{_VERSION}$",
+        rf"^(?:deps?|dev-deps|build):?\s+[\w@./-]+@{_VERSION}(?:,?\s+[\w@./-]+@{_VERSION})*$",
     ])
 )
 _CONVENTIONAL_PREFIX = re.compile(r"^(?:chore|style|docs|refactor|ci)(?:\([^)]*\))?!?:\s*", re.I)

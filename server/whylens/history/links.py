@@ -28,8 +28,29 @@ _ISSUE_REF = re.compile(
     r"|\bGH-(\d+)\b"
     r"|https?://[^\s)>\]]+/(?:issues|pull|pulls|merge_requests)/(\d+)\b",
 )
-_REVERTS = re.compile(r"\bThis reverts commit ([0-9a-f]{7,40})\b", re.I)
+# A sha as people write one: 7-40 hex digits with at least one digit ("deadbeef" is a word).
+_SHA = r"(?=[0-9a-f]{0,39}\d)[0-9a-f]{7,40}"
+_SHA_LIST = rf"{_SHA}(?:(?:\s*,\s*|\s+and\s+|\s*,\s*and\s+|\s*&\s*){_SHA})*"
+# "This reverts commit <sha>", "revert 1a2b3c4d and 5e6f7a8b", "partially revert <sha>",
+# "Reverts commits abc1234, def5678", "reverted in/by" is not it (that names the reverting one).
+_REVERTS = re.compile(
+    rf"\b(?:this\s+(?:partially\s+)?reverts?|(?:partial(?:ly)?\s+)?revert(?:s|ed|ing)?"
+    rf"(?:\s+of)?)\s+(?:(?:the\s+)?(?:commits?|changes?\s+(?:in|from|of))\s+)?({_SHA_LIST})\b", re.I)
+_SHA_IN_LIST = re.compile(_SHA, re.I)
+# "Revert #3362", "reverting 3362", "Revert PR 12", "revert pull request #9"; and the branch GitHub's
+# revert button makes: "Merge pull request #3400 from psf/revert-3362-fix-proxy".
+_REVERTS_PR = re.compile(
+    r"\b(?:partial(?:ly)?\s+)?revert(?:s|ed|ing)?(?:\s+of)?\s+"
+    r"(?:(?:the\s+)?(?:pr|pull\s+request|issue|merge\s+request|mr)\s*#?(\d{1,7})"
+    r"|(?:[\w.-]+/[\w.-]+)?#(\d{1,7})"
+    r"|(\d{3,7})(?!\s+(?:commits?|changes?|lines?|files?|times?|tests?|bytes?|ms|seconds?|minutes?"
+    r"|hours?|days?|%)))\b(?![.\d])", re.I)
+_REVERT_BRANCH = re.compile(r"^Merge pull request #\d+ from [\w.-]+/revert-(\d+)-", re.I)
 _REVERT_SUBJECT = re.compile(r'^Revert\s+"(.*)"\s*$', re.S)
+# Unquoted: "Revert Use a pool", "Revert: use a pool", "Reverting 'use a pool'", "Revert `x`".
+_REVERT_LOOSE = re.compile(
+    r"""^(?:partial(?:ly)?\s+)?revert(?:s|ed|ing)?\b[\s:-]+(?:the\s+)?(?:commit\s+)?["'`“‘]?(.+?)["'`”’]?\s*$""",
+    re.I | re.S)
 
 
 def pr_number(subject: str, body: str = "") -> int | None:
@@ -65,14 +86,33 @@ def issue_refs(text: str) -> list[int]:
 
 
 def reverted_shas(text: str) -> list[str]:
-    """Shas named by ``This reverts commit <sha>`` (as written; may be abbreviated)."""
-    return list(dict.fromkeys(s.lower() for s in _REVERTS.findall(text)))
+    """Shas a message says it reverts, as written (may be abbreviated): ``This reverts commit
+    <sha>``, ``revert <sha> and <sha>``, ``partially revert <sha>``, ``Reverts commits a, b``."""
+    found: list[str] = []
+    for group in _REVERTS.findall(text):
+        found.extend(s.lower() for s in _SHA_IN_LIST.findall(group))
+    return list(dict.fromkeys(found))
+
+
+def reverted_numbers(subject: str, body: str = "") -> list[int]:
+    """PR or issue numbers a message says it reverts: ``Revert #3362``, ``reverting 3362``, or
+    a merge of GitHub's ``revert-3362-…`` branch."""
+    found = [int(n) for n in _REVERT_BRANCH.findall(subject.strip())]
+    for text in (subject, body):
+        found.extend(int(next(g for g in groups if g)) for groups in _REVERTS_PR.findall(text))
+    return _unique(found)
 
 
 def revert_subject(subject: str) -> str | None:
-    """The subject a ``Revert "<subject>"`` commit reverts, or None."""
-    m = _REVERT_SUBJECT.match(subject.strip())
-    return m.group(1) if m else None
+    """The subject a revert names: ``Revert "<subject>"``, or unquoted (``Revert <subject>``,
+    ``Revert: <subject>``, ``Reverting '<subject>'``); None when it is not a revert. The caller
+    matches it against earlier subjects, so a loose reading finds nothing it should not."""
+    subject = subject.strip()
+    m = _REVERT_SUBJECT.match(subject)
+    if m:
+        return m.group(1)
+    m = _REVERT_LOOSE.match(subject)
+    return m.group(1).strip() if m and m.group(1).strip() else None
 
 
 # -- web links -------------------------------------------------------------------------------

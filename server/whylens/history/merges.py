@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import subprocess
 
+from whylens.gitcli import path_text
 from whylens.history.repo import GitCommandError, GitProcess, Repository
 from whylens.history.walk import memory_pins
 
@@ -56,7 +57,7 @@ class MergeFiles:
                 answers.append({})
                 continue
             meta = token[1:].split(b" ")
-            path = self._token().decode("utf-8", "replace")
+            path = path_text(self._token())  # as the walk names paths
             if len(meta) >= 4 and answers:
                 before, after = meta[2].decode(), meta[3].decode()
                 answers[-1][path] = (None if before == _NULL else before,

@@ -1,7 +1,9 @@
 """Open a git repository read-only and answer small questions about it.
 
 Every git process of WhyLens starts here (``walk``, ``blobs`` and ``diff`` go through
-``Repository``), except the locator's ``git rev-parse`` (``whylens.locate``), which finds it.
+``Repository``), except the locator's ``git rev-parse`` (``whylens.locate``), which finds it; both
+build their command line with ``whylens.gitcli``, so no program the repository configures runs
+(filters, fsmonitor, textconv, external diff, hooks, pager, credential helpers).
 Nothing is written into the repository: processes get ``GIT_OPTIONAL_LOCKS=0``, work-tree diffs
 use plumbing (porcelain ``git diff`` rewrites .git/index when stat data is stale, whatever that
 variable says), and ``git()`` accepts read-only subcommands only.
@@ -26,6 +28,7 @@ os.environ.setdefault("GIT_PYTHON_REFRESH", "quiet")
 import git  # noqa: E402  (GitPython, after the refresh setting above)
 from git.exc import GitCommandNotFound, InvalidGitRepositoryError, NoSuchPathError  # noqa: E402
 
+from whylens import gitcli  # noqa: E402
 from whylens.errors import (  # noqa: E402
     EmptyRepositoryError,
     GitCommandError,
@@ -56,16 +59,10 @@ _CONFIG_WRITE_FLAGS = frozenset({"--add", "--replace-all", "--unset", "--unset-a
 
 
 def _git_environment(git_dir: Path, work_tree: Path | None) -> dict[str, str]:
-    env = {
-        "GIT_OPTIONAL_LOCKS": "0",  # never take the index lock or refresh it
-        "GIT_TERMINAL_PROMPT": "0",
-        "GIT_PAGER": "cat",
-        "GIT_NO_LAZY_FETCH": "1",  # partial clones: never fetch missing objects (git 2.44+)
-        "GIT_DIR": str(git_dir),  # pinned: an inherited GIT_DIR must not redirect us
-    }
+    pinned = {"GIT_DIR": str(git_dir)}  # pinned: an inherited GIT_DIR must not redirect us
     if work_tree is not None:
-        env["GIT_WORK_TREE"] = str(work_tree)
-    return env
+        pinned["GIT_WORK_TREE"] = str(work_tree)
+    return gitcli.environment(pinned)
 
 
 def _check_read_only(args: tuple[str, ...]) -> None:
@@ -157,6 +154,11 @@ class Repository:
         self.is_bare = where.is_bare
         self.root = where.root  # the locator's answer, so the default index folder agrees
         self._env = _git_environment(self.git_dir, None if self.is_bare else self.root)
+        try:  # program keys of the repository's own config, emptied on every command line
+            self._neutralised = gitcli.repository_settings(
+                self.git_executable, str(self.git_dir), None if self.is_bare else str(self.root))
+        except (OSError, subprocess.SubprocessError) as exc:
+            raise GitMissingError() from exc
         self._common_dir = Path(handle.common_dir).resolve()
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -178,8 +180,8 @@ class Repository:
         return git.Git.GIT_PYTHON_GIT_EXECUTABLE or "git"
 
     def command(self, *args: str) -> list[str]:
-        """The argv for a git command on this repository (for streaming callers)."""
-        return [self.git_executable, *args]
+        """The argv for a git command on this repository (``gitcli.command``)."""
+        return gitcli.command(self.git_executable, *args, neutralised=self._neutralised)
 
     def popen(self, args: list[str], stdin: int | None = None) -> GitProcess:
         """Start a git process with its stdout as a byte pipe (``walk``, ``blobs`` use this)."""
@@ -247,9 +249,20 @@ class Repository:
         status, out, _ = self.run("rev-parse", "--verify", "-q", f"{rev}^{{commit}}", check=False)
         if status == 0:
             return out.decode().strip()
-        if self.is_empty:
-            raise EmptyRepositoryError(str(self.root))
+        branch = self.unborn_branch() if rev == "HEAD" else None
+        if branch is not None or self.is_empty:
+            raise EmptyRepositoryError(str(self.root), branch, others=not self.is_empty)
         raise UnknownRevisionError(rev)
+
+    def unborn_branch(self) -> str | None:
+        """The branch HEAD names when it has no commit yet (``git init``, ``--orphan``), else
+        None."""
+        status, out, _ = self.run("symbolic-ref", "-q", "--short", "HEAD", check=False)
+        branch = out.decode("utf-8", "replace").strip()
+        if status != 0 or not branch:
+            return None
+        status, _, _ = self.run("rev-parse", "--verify", "-q", "HEAD", check=False)
+        return branch if status != 0 else None
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
         """True when ``ancestor`` is reachable from ``descendant`` (False if either is unknown)."""

@@ -14,6 +14,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import replace
 from typing import NamedTuple
 
+from whylens.gitcli import path_text
 from whylens.history import filters
 from whylens.history.repo import GitCommandError, Repository
 from whylens.history.trailers import parse_trailers
@@ -83,7 +84,7 @@ class RawEntry(NamedTuple):
     """One ``--raw -z`` entry of a commit, before its patch section is matched to it."""
 
     status: str  # git's letter: A M D R C T
-    path: str  # after the change (decoded, invalid UTF-8 replaced)
+    path: str  # after the change (``gitcli.path_text``: every byte kept)
     old_path: str | None  # before a rename or copy
     old_blob: str | None  # None when added
     new_blob: str | None  # None when deleted
@@ -242,8 +243,7 @@ def parse_changes(record: bytes, pos: int, hunks: bool, drop_stat_only: bool = F
         old_blob, new_blob = meta[2].decode(), meta[3].decode()
         raw_old, raw_new = (first, second) if second is not None else (first, first)
         entries.append(RawEntry(
-            status, raw_new.decode("utf-8", "replace"),
-            raw_old.decode("utf-8", "replace") if second is not None else None,
+            status, path_text(raw_new), path_text(raw_old) if second is not None else None,
             None if old_blob == _NULL_SHA or status == "A" else old_blob,
             None if new_blob == _NULL_SHA or status == "D" else new_blob,
             raw_old, raw_new, meta[0] == meta[1],

@@ -17,6 +17,8 @@ from functools import lru_cache
 from whoosh.analysis import Token, Tokenizer
 from whoosh.lang.porter import stem as _porter
 
+from whylens.gitcli import text_of_os_path
+
 # A word, an identifier, a dotted or kebab name, a version: runs of \w joined by "." or "-".
 _TOKEN = re.compile(r"\w+(?:[.\-]\w+)*")
 _HEXISH = re.compile(r"^(?=.*\d)[0-9a-f]{7,40}$")
@@ -189,8 +191,9 @@ def clean_text(text: str) -> str:
 
 
 def normalise_path(path: str) -> str:
-    """``./a//b/`` → ``a/b``; backslashes become slashes; undecodable bytes become U+FFFD."""
-    path = clean_text(path).strip().replace("\\", "/")
+    """``./a//b/`` → ``a/b``; backslashes become slashes; a byte that is not UTF-8 (a surrogate
+    from the OS) becomes the character ``gitcli.path_text`` gives it, so an OS path finds it."""
+    path = clean_text(text_of_os_path(path)).strip().replace("\\", "/")
     while path.startswith("./"):
         path = path[2:]
     return re.sub(r"/+", "/", path).strip("/")

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Iterator
 
 from whylens.index.analysis import clean_text, normalise_path
 from whylens.index.codec import load_record, load_unit
-from whylens.index.sidecar import BLAME, PATTERN_FILES, PITFALL_TYPES, has_table
+from whylens.index.sidecar import BLAME, PATTERN_FILES, has_table
 from whylens.models import (
-    FORMATTING_KIND, CommitInfo, HistoryEntry, KnowledgeCounts, Record, SymbolEvent, Unit,
+    FORMATTING_KIND, PITFALL_TYPES, CommitInfo, HistoryEntry, KnowledgeCounts, Record, SymbolEvent, Unit,
 )
 
 # File history leaves out commits that carry no intent for a reader of the file.
@@ -69,6 +70,44 @@ def units_for_symbol(conn, name: str, path: str | None = None) -> list[Unit]:
 
 def records_for_symbol(conn, name: str, path: str | None = None) -> list[Record]:
     return _items(conn, "records", "record_symbols", "record_id", name, path, load_record)
+
+
+def ids_for_symbols(conn, names: list[str]) -> set[str]:
+    """Ids of the units and records anchored to any of ``names`` (any dotted suffix matches)."""
+    if not names:
+        return set()
+    marks = _in(names)
+    found = {r[0] for r in conn.execute(
+        f"SELECT unit_id FROM unit_symbols WHERE tail IN {marks}", names)}
+    found |= {r[0] for r in conn.execute(
+        f"SELECT record_id FROM record_symbols WHERE tail IN {marks}", names)}
+    return found
+
+
+_FIX_SUBJECT = re.compile(r"\b(?:fix(?:e[sd]|ing)?|bug|regression|crash(?:es|ed)?|revert(?:s|ed)?)\b",
+                          re.I)
+
+
+def fix_commits(conn, shas: list[str]) -> set[str]:
+    """Those of ``shas`` whose subject says they fixed something."""
+    found: set[str] = set()
+    for start in range(0, len(shas), 500):
+        part = shas[start:start + 500]
+        found |= {sha for sha, subject in conn.execute(
+            f"SELECT sha, subject FROM commits WHERE sha IN {_in(part)}", part)
+            if _FIX_SUBJECT.search(subject or "")}
+    return found
+
+
+def superseding_candidates(conn, record: Record) -> list[Record]:
+    """Records sharing an anchor with ``record`` that name something they supersede."""
+    if not record.anchors:
+        return []
+    anchors = list(record.anchors)
+    sql = (f"SELECT DISTINCT r.json FROM record_symbols s JOIN records r ON r.id = s.record_id "
+           f"WHERE s.tail IN {_in(anchors)} AND s.tail = s.symbol AND r.id != ? "
+           "AND r.json NOT LIKE '%\"supersedes\":[]%'")
+    return [load_record(row[0]) for row in conn.execute(sql, anchors + [record.id])]
 
 
 def _entry(row, kind=None) -> HistoryEntry:
@@ -193,6 +232,10 @@ def commit_info(conn, sha: str) -> CommitInfo | None:
                       subject=subject or "", pr=pr, skip_reason=skip)
 
 
+def commit_shas(conn) -> set[str]:
+    return {row[0] for row in conn.execute("SELECT sha FROM commits")}
+
+
 def has_commit(conn, sha: str) -> bool:
     return conn.execute("SELECT 1 FROM commits WHERE sha = ?", (sha,)).fetchone() is not None
 
@@ -201,6 +244,71 @@ def reverts_of(conn, sha: str) -> list[str]:
     """Shas of the commits that revert ``sha``."""
     return [r[0] for r in conn.execute(
         "SELECT reverting FROM reverts WHERE reverted = ? ORDER BY reverting", (sha,))]
+
+
+def reverted_by(conn, sha: str) -> list[str]:
+    """Shas of the commits that ``sha`` reverts (empty unless it is a revert)."""
+    return [r[0] for r in conn.execute(
+        "SELECT reverted FROM reverts WHERE reverting = ? ORDER BY reverted", (sha,))]
+
+
+def co_changes(conn, path: str, recent: int = 200, max_files: int = 30,
+               symbol: str | None = None, min_together: int = 1,
+               ) -> tuple[int, list[tuple[str, str | None, int, float, int]], int]:
+    """What changes together with ``path`` (or with ``symbol`` in it), as code-maat counts it.
+
+    Over the last ``recent`` commits that touched it (filtered commits and commits of more than
+    ``max_files`` files left out): ``(n, [(other path, other symbol or None, together, weight,
+    other's own commit count)], population)`` for partners seen together at least
+    ``min_together`` times, most frequent first. ``weight`` sums 1 / (files in the commit - 1)
+    over the shared commits: a pair changed alone counts 1, a pair inside a 10-file sweep 1/9.
+    ``population`` is the number of unfiltered commits (the partners' base rate). File partners
+    when ``symbol`` is None, symbol partners otherwise; a file's earlier names are never its own
+    partners."""
+    aliases = path_aliases(conn, path)
+    if symbol is None:
+        touched = (f"SELECT DISTINCT f.sha, c.ts FROM commit_files f JOIN commits c ON c.sha = f.sha "
+                   f"WHERE f.path IN {_in(aliases)}")
+        args: list = list(aliases)
+    else:
+        touched = (f"SELECT DISTINCT e.sha, c.ts FROM events e JOIN commits c ON c.sha = e.sha "
+                   f"WHERE e.tail = ? AND e.symbol = ? AND e.path IN {_in(aliases)} "
+                   "AND e.kind != ?")
+        args = [clean_text(symbol), symbol, *aliases, FORMATTING_KIND]
+    sql = (f"{touched} AND c.skip_reason IS NULL AND (SELECT COUNT(*) FROM commit_files g "
+           "WHERE g.sha = c.sha) <= ? ORDER BY c.ts DESC LIMIT ?")
+    shas = [row[0] for row in conn.execute(sql, args + [max_files, recent])]
+    if not shas:
+        return 0, [], 0
+    (population,) = conn.execute("SELECT COUNT(*) FROM commits WHERE skip_reason IS NULL").fetchone()
+    size = dict(conn.execute(f"SELECT sha, COUNT(*) FROM commit_files WHERE sha IN {_in(shas)} "
+                             "GROUP BY sha", shas))
+    if symbol is None:
+        rows = conn.execute(f"SELECT DISTINCT path, NULL, sha FROM commit_files "
+                            f"WHERE sha IN {_in(shas)}", shas).fetchall()
+    else:
+        rows = conn.execute(f"SELECT DISTINCT path, symbol, sha FROM events WHERE sha IN "
+                            f"{_in(shas)} AND tail = symbol AND kind != ?",
+                            shas + [FORMATTING_KIND]).fetchall()
+    together: dict[tuple[str, str | None], list[str]] = {}
+    for p, s, sha in rows:
+        if (p in aliases and (symbol is None or s == symbol)):
+            continue
+        together.setdefault((p, s), []).append(sha)
+    out = []
+    for (p, s), seen in together.items():
+        if len(set(seen)) < min_together:
+            continue
+        weight = sum(1 / max(1, size.get(sha, 2) - 1) for sha in set(seen))
+        if s is None:
+            (total,) = conn.execute("SELECT COUNT(*) FROM commit_files WHERE path = ?", (p,)).fetchone()
+        else:
+            (total,) = conn.execute("SELECT COUNT(DISTINCT sha) FROM events WHERE tail = ? AND "
+                                    "symbol = ? AND path = ? AND kind != ?",
+                                    (clean_text(s), s, p, FORMATTING_KIND)).fetchone()
+        out.append((p, s, len(set(seen)), round(weight, 3), total))
+    out.sort(key=lambda r: (-r[2], r[0], r[1] or ""))
+    return len(shas), out, population
 
 
 def iter_units(conn) -> Iterator[Unit]:
@@ -263,9 +371,14 @@ def stats(conn, meta: dict, size_bytes: int) -> dict:
         "units_per_1k_commits": round(sum(units_by_type.values()) * 1000 / commits, 1)
         if commits else 0.0,
         "records": one("SELECT COUNT(*) FROM records"),
-        "events": one("SELECT COUNT(*) FROM events WHERE tail = symbol AND kind != 'formatting'"),
+        # counted as cards and lenses count them: pitfalls are Pattern units; decisions are
+        # records anchored to a symbol (housekeeping records never are)
+        "pitfalls": sum(units_by_type.get(t, 0) for t in PITFALL_TYPES),
+        "decisions": one("SELECT COUNT(DISTINCT record_id) FROM record_symbols"),
+        "events": one(
+            f"SELECT COUNT(*) FROM events WHERE tail = symbol AND kind != '{FORMATTING_KIND}'"),
         "formatting_events": one(
-            "SELECT COUNT(*) FROM events WHERE tail = symbol AND kind = 'formatting'"),
+            f"SELECT COUNT(*) FROM events WHERE tail = symbol AND kind = '{FORMATTING_KIND}'"),
         "blame_runs": one(f"SELECT COUNT(*) FROM {BLAME}") if has_table(conn, BLAME) else 0,
         "symbols": one("SELECT COUNT(DISTINCT path || '::' || symbol) FROM events"),
         "index_bytes": size_bytes,
@@ -281,7 +394,9 @@ def stats(conn, meta: dict, size_bytes: int) -> dict:
 
 
 def events_of(conn, sha: str) -> list[SymbolEvent]:
-    """The symbol events one commit was indexed with (one row per event, not per suffix)."""
-    rows = conn.execute("SELECT path, symbol, kind, previous FROM events "
-                        "WHERE sha = ? AND tail = symbol ORDER BY path, symbol, kind", (sha,))
+    """The substantive symbol events one commit was indexed with (one row per event, not per
+    suffix; formatting events left out: they are never a change)."""
+    rows = conn.execute("SELECT path, symbol, kind, previous FROM events WHERE sha = ? "
+                        "AND tail = symbol AND kind != ? ORDER BY path, symbol, kind",
+                        (sha, FORMATTING_KIND))
     return [SymbolEvent(sha, path, symbol, kind, previous) for path, symbol, kind, previous in rows]

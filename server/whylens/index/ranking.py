@@ -47,6 +47,18 @@ class Unsupported(Exception):
     """This index or weighting is not one the direct path reproduces exactly."""
 
 
+# The Whoosh release whose posting format this module was written against and is tested with
+# (the pinned whoosh-reloaded). Another one: the caller uses Whoosh's own search.
+VERIFIED_WHOOSH = (2, 7, 5)
+
+
+def whoosh_supported() -> bool:
+    """True when the installed Whoosh is the release the direct path reads (checked once)."""
+    import whoosh
+
+    return tuple(whoosh.__version__[:3]) == VERIFIED_WHOOSH
+
+
 def clauses(groups) -> tuple[list[str], list[tuple[str, ...]]]:
     """The clauses of the query: single terms, and ANDs of parts. Nothing is de-duplicated:
     ``Searcher.search`` does not normalise the query, so ``foo-bar foo_bar`` scores the AND of
@@ -60,6 +72,8 @@ class DirectScorer:
     """Per-reader state: length bytes of each segment, score tables per term."""
 
     def __init__(self, searcher) -> None:
+        if not _SUPPORTED:
+            raise Unsupported(f"Whoosh {'.'.join(map(str, _installed()))}")
         weighting = searcher.weighting
         if type(weighting) is not BM25F or FIELD in weighting._field_B:
             raise Unsupported("weighting")
@@ -156,6 +170,10 @@ class DirectScorer:
     def top(self, groups, limit: int, allowed=None) -> list[tuple[float, int]]:
         """The ``limit`` best (score, global doc number), best first, ties by doc number.
         ``allowed``: a container of global doc numbers (the filter), or None."""
+        return best(self.totals(groups, allowed), limit)
+
+    def totals(self, groups, allowed=None) -> dict[int, float]:
+        """{global doc number: BM25F score} of every document that matches the query."""
         terms, ands = clauses(groups)
         totals: dict[int, float] = {}
         for index, (reader, offset) in enumerate(self.leaves):
@@ -186,7 +204,7 @@ class DirectScorer:
                 totals[doc + offset] = score
         if allowed is not None:
             totals = {doc: s for doc, s in totals.items() if doc in allowed}
-        return _best(totals, limit)
+        return totals
 
 
 def _w3_blocks(matcher: W3LeafMatcher):
@@ -237,7 +255,7 @@ def _any(matcher):
     yield ids, weights
 
 
-def _best(totals: dict[int, float], limit: int) -> list[tuple[float, int]]:
+def best(totals: dict[int, float], limit: int) -> list[tuple[float, int]]:
     if not totals or limit <= 0:
         return []
     top = heapq.nlargest(limit, totals.items(), key=itemgetter(1))
@@ -250,4 +268,12 @@ def _best(totals: dict[int, float], limit: int) -> list[tuple[float, int]]:
     return [(score, doc) for doc, score in top]
 
 
-__all__ = ["DirectScorer", "Unsupported", "clauses"]
+def _installed() -> tuple:
+    import whoosh
+
+    return tuple(whoosh.__version__[:3])
+
+
+_SUPPORTED = whoosh_supported()
+
+__all__ = ["DirectScorer", "Unsupported", "best", "clauses", "whoosh_supported", "VERIFIED_WHOOSH"]

@@ -12,7 +12,6 @@ Not thread-safe (neither is a Whoosh searcher without mmap): one caller at a tim
 
 from __future__ import annotations
 
-import functools
 import math
 import sqlite3
 from collections.abc import Iterator
@@ -23,13 +22,16 @@ from typing import Any, Literal
 from whoosh import query as wq
 from whoosh.filedb.filestore import FileStorage
 
-from whylens.errors import IndexCorruptError, WhyLensError
-from whylens.index import lookups, ranking, sidecar
+from whylens.errors import IndexCorruptError, IndexOutdatedError, WhyLensError
+from whylens.index import commitdocs, lookups, ranking, sidecar, vectors
+from whylens.index.candidates import (Candidate, Candidates, CandidateSearch, fallback_once,
+                                      guarded)
 from whylens.index.analysis import WordGroup, normalise_path, text_terms, word_groups
 from whylens.index.codec import record_text, to_timestamp
 from whylens.index.schema import SCHEMA_VERSION, TIMESTAMP_MAX
 from whylens.index.store import WHOOSH_DIR
-from whylens.models import CommitInfo, HistoryEntry, KnowledgeCounts, Record, SymbolEvent, Unit
+from whylens.models import (ALL_TYPES, CommitInfo, HistoryEntry, KnowledgeCounts, Record,
+                            SymbolEvent, Unit)
 
 # Per-type boost on BM25F: failure modes first, then fixes, decisions, constraints.
 TYPE_BOOST = {"pattern": 1.2, "skill": 1.1, "decision": 1.1, "fact": 1.0}
@@ -46,22 +48,7 @@ class QueryTerm:
     idf: float
 
 
-def _guarded(method):
-    """Turn storage failures (truncated segments, a damaged sqlite file) into IndexCorruptError."""
-
-    @functools.wraps(method)
-    def wrapper(self, *args, **kwargs):
-        try:
-            return method(self, *args, **kwargs)
-        except WhyLensError:
-            raise
-        except (sqlite3.DatabaseError, OSError, EOFError, ValueError, KeyError) as exc:
-            raise IndexCorruptError(str(self.store.path), f"{type(exc).__name__}: {exc}") from exc
-
-    return wrapper
-
-
-class IndexReader:
+class IndexReader(CandidateSearch):
     def __init__(self, store, folder: Path) -> None:
         self.store = store
         self.folder = folder
@@ -81,10 +68,8 @@ class IndexReader:
         self._conn = sidecar.connect_reader(self.folder)
         self.meta: dict[str, Any] = sidecar.read_meta(self._conn)
         if self.meta.get("schema_version") != SCHEMA_VERSION:
-            raise IndexCorruptError(
-                str(self.store.path),
-                f"schema {self.meta.get('schema_version')}, this WhyLens reads {SCHEMA_VERSION}",
-            )
+            raise IndexOutdatedError(str(self.store.path), self.meta.get("schema_version"),
+                                     SCHEMA_VERSION)
         storage = FileStorage(str(self.folder / WHOOSH_DIR), supports_mmap=False, readonly=True)
         self._ix = storage.open_index()
         self._searcher = self._ix.searcher()
@@ -93,6 +78,8 @@ class IndexReader:
         self._direct: ranking.DirectScorer | Literal[False] | None = None
         self._filter_cache: dict[str, frozenset[int]] = {}
         self._fields: dict[int, dict] = {}
+        self._docnums: dict[str, int | None] = {}
+        self._vectors: vectors.VectorIndex | str | None = None  # loaded on first use
 
     def refresh(self) -> IndexReader:
         """Reopen on what is committed now (a new searcher; a new generation if CURRENT moved)."""
@@ -111,6 +98,7 @@ class IndexReader:
                     pass
         self._searcher = self._conn = None
         self._direct, self._filter_cache, self._fields = None, {}, {}
+        self._docnums, self._vectors = {}, None
 
     def __enter__(self) -> IndexReader:
         return self
@@ -126,44 +114,46 @@ class IndexReader:
 
     # -- text search -------------------------------------------------------------------------
 
-    @_guarded
+    @guarded
     def search(self, query: str, k: int = 10, types=None, path=None, author=None, since=None,
                until=None) -> list[tuple[Unit | Record, float]]:
-        """Top ``k`` units/records for ``query``: BM25F × type boost × prior weight (no gate)."""
+        """Top ``k`` units/records for ``query``: BM25F × type boost × prior weight (no gate).
+        Commit documents only when ``types`` names ``commit`` (``candidates`` ranks them all)."""
         groups = word_groups(query or "")
         if not groups or k <= 0:
             return []
-        filters = self._filters(types, path, author, since, until)
+        filters = self._filters(types or ALL_TYPES, path, author, since, until)
         ranked = []
         for score, docnum in self._top(groups, max(CANDIDATES, 5 * k), filters):
             fields = self._stored(docnum)
             boost = TYPE_BOOST.get(fields.get("type", ""), 1.0)
             ranked.append((score * boost * float(fields.get("weight") or 1.0), fields["id"]))
         ranked.sort(key=lambda pair: (-pair[0], pair[1]))
-        items = lookups.load_items(self._db, [doc_id for _, doc_id in ranked[: 2 * k]])
+        items = self.load_items([doc_id for _, doc_id in ranked[: 2 * k]])
         out = [(items[doc_id], score) for score, doc_id in ranked if doc_id in items]
         return out[:k]
 
+    @guarded
+    def load_items(self, ids: list[str]) -> dict[str, Unit | Record]:
+        """Units, records and commit documents (units of type ``commit``) by id."""
+        found: dict[str, Unit | Record] = dict(commitdocs.load(self._db, ids))
+        found.update(lookups.load_items(self._db, [i for i in ids if i not in found]))
+        return found
+
     def _top(self, groups: list[WordGroup], limit: int, filters) -> list[tuple[float, int]]:
         """The ``limit`` best (BM25F score, doc number): read from the postings directly
-        (``ranking``), or by Whoosh's own search where that path does not apply."""
-        if self._direct is None:
+        (``ranking``), or by Whoosh's own search where that path does not apply. The direct
+        path reads Whoosh's private posting format: any exception from it (another Whoosh, an
+        empty segment list, a format it does not know) means Whoosh's own search, logged once."""
+        if self._searcher.doc_count() == 0:
+            return []  # an empty index (a first flush before any unit): nothing yet
+        direct = self.direct_scorer()
+        if direct is not None:
+            allowed = self._allowed(filters)
             try:
-                self._direct = ranking.DirectScorer(self._searcher)
-            except ranking.Unsupported:
-                self._direct = False
-        if self._direct:
-            allowed = None
-            if filters is not None:
-                allowed = self._filter_cache.get(repr(filters))
-                if allowed is None:
-                    if len(self._filter_cache) >= 32:
-                        self._filter_cache.clear()
-                    allowed = frozenset(self._searcher.docs_for_query(filters))
-                    self._filter_cache[repr(filters)] = allowed
-            try:
-                return self._direct.top(groups, limit, allowed)
-            except ranking.Unsupported:
+                return direct.top(groups, limit, allowed)
+            except Exception as exc:  # noqa: BLE001 - any failure of private-format reading
+                fallback_once(exc)
                 self._direct = False
         return self._whoosh_top(groups, limit, filters)
 
@@ -207,7 +197,7 @@ class IndexReader:
             return None
         return clauses[0] if len(clauses) == 1 else wq.And(clauses)
 
-    @_guarded
+    @guarded
     def query_terms(self, query: str) -> list[QueryTerm]:
         """Each searchable word of ``query`` with its document frequency and BM25 idf."""
         n = max(self._searcher.doc_count(), 1)
@@ -239,62 +229,85 @@ class IndexReader:
 
     # -- exact lookups -----------------------------------------------------------------------
 
-    @_guarded
+    @guarded
     def unit(self, unit_id: str) -> Unit | None:
-        item = lookups.load_items(self._db, [unit_id]).get(unit_id)
+        item = self.load_items([unit_id]).get(unit_id)
         return item if isinstance(item, Unit) else None
 
-    @_guarded
+    @guarded
     def record(self, record_id: str) -> Record | None:
         item = lookups.load_items(self._db, [record_id]).get(record_id)
         return item if isinstance(item, Record) else None
 
-    @_guarded
+    @guarded
     def units_for_symbol(self, name: str, path: str | None = None) -> list[Unit]:
         return lookups.units_for_symbol(self._db, name, path)
 
-    @_guarded
+    @guarded
     def records_for_symbol(self, name: str, path: str | None = None) -> list[Record]:
         return lookups.records_for_symbol(self._db, name, path)
 
-    @_guarded
+    @guarded
+    def superseding_candidates(self, record: Record) -> list[Record]:
+        """Later records sharing an anchor with ``record`` that say they supersede something
+        (what ``records.outcome`` checks), without loading every record of those symbols."""
+        return lookups.superseding_candidates(self._db, record)
+
+    @guarded
     def symbol_history(self, name: str, path: str | None = None,
                        formatting: bool = False) -> list[HistoryEntry]:
         """Commits that changed the symbol substantively, newest first; ``formatting=True``
         adds the reformat / annotation-only / ignore-revs commits (``kind == "formatting"``)."""
         return lookups.symbol_history(self._db, name, path, formatting)
 
-    @_guarded
+    @guarded
     def line_blame(self, path: str, line: int) -> HistoryEntry | None:
         """The commit that last substantively changed ``line`` (1-based) of ``path`` at the
         indexed revision, skipping formatting-only and ignore-revs commits; None if unknown."""
         return lookups.line_blame(self._db, path, line)
 
-    @_guarded
+    @guarded
     def file_history(self, path: str) -> list[HistoryEntry]:
         return lookups.file_history(self._db, path)
 
-    @_guarded
+    @guarded
     def knowledge_counts(self, path: str) -> dict[str, KnowledgeCounts]:
         return lookups.knowledge_counts(self._db, path)
 
-    @_guarded
+    @guarded
     def commit_info(self, sha: str) -> CommitInfo | None:
         return lookups.commit_info(self._db, sha)
 
-    @_guarded
+    @guarded
     def reverts_of(self, sha: str) -> list[str]:
         return lookups.reverts_of(self._db, sha)
 
-    @_guarded
+    @guarded
+    def commit_shas(self) -> set[str]:
+        """Every commit the index holds."""
+        return lookups.commit_shas(self._db)
+
+    @guarded
+    def reverted_by(self, sha: str) -> list[str]:
+        """The commits ``sha`` reverts."""
+        return lookups.reverted_by(self._db, sha)
+
+    @guarded
+    def co_changes(self, path: str, recent: int = 200, max_files: int = 30,
+                   symbol: str | None = None, min_together: int = 1,
+                   ) -> tuple[int, list[tuple[str, str | None, int, float, int]], int]:
+        """Files (or symbols) changed together with ``path`` (``lookups.co_changes``)."""
+        return lookups.co_changes(self._db, path, recent, max_files, symbol, min_together)
+
+    @guarded
     def has_commit(self, sha: str) -> bool:
         return lookups.has_commit(self._db, sha)
 
-    @_guarded
+    @guarded
     def events_of(self, sha: str) -> list[SymbolEvent]:
         return lookups.events_of(self._db, sha)
 
-    @_guarded
+    @guarded
     def stats(self) -> dict:
         size = sum(p.stat().st_size for p in self.folder.rglob("*") if p.is_file())
         return lookups.stats(self._db, self.meta, size)
@@ -307,4 +320,4 @@ class IndexReader:
         return lookups.iter_records(self._db)
 
 
-__all__ = ["IndexReader", "QueryTerm", "TYPE_BOOST"]
+__all__ = ["Candidate", "Candidates", "IndexReader", "QueryTerm", "TYPE_BOOST"]

@@ -17,10 +17,9 @@ from pathlib import Path
 
 from whylens.index.analysis import clean_text, normalise_path, symbol_tails
 from whylens.index.codec import dump, iso_timestamp
-from whylens.models import Commit, Record, SymbolEvent, Unit
+from whylens.models import PITFALL_TYPES, Commit, Record, SymbolEvent, Unit
 
 FILENAME = "sidecar.sqlite"
-PITFALL_TYPES = ("pattern",)  # the unit types the code lens counts as known pitfalls
 
 DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);  -- JSON values
@@ -201,6 +200,21 @@ def write_records(conn: sqlite3.Connection, records: Iterable[Record]) -> None:
         "INSERT OR IGNORE INTO record_files VALUES (?, ?)",
         [(normalise_path(f), r.id) for r in records for f in r.files],
     )
+
+
+def stored_events(events: Iterable[SymbolEvent]) -> list[SymbolEvent]:
+    """``events`` exactly as the index stores them and ``events_of`` reads them back: path and
+    names normalised, one per (commit, path, symbol, kind) (a later duplicate's ``previous``
+    wins, as INSERT OR REPLACE does), ordered by path, symbol, kind. The anchorer can emit one
+    event twice (two nested functions of one name changed in one commit); a run that builds
+    records from these and a resumed run that reads them back then count alike."""
+    unique: dict[tuple[str, str, str, str], SymbolEvent] = {}
+    for e in events:
+        path, symbol = normalise_path(e.path), clean_text(e.symbol)
+        previous = clean_text(e.previous) if e.previous else None
+        unique[(e.commit, path, symbol, e.kind)] = SymbolEvent(e.commit, path, symbol, e.kind,
+                                                              previous)
+    return [unique[key] for key in sorted(unique)]
 
 
 def write_events(conn: sqlite3.Connection, events: Iterable[SymbolEvent]) -> None:

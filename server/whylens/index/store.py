@@ -24,13 +24,31 @@ import sqlite3
 import time
 from pathlib import Path
 
-from whylens.errors import IndexCorruptError, IndexLockedError, IndexMissingError
+from whylens.errors import (IndexCorruptError, IndexLockedError, IndexMissingError,
+                            IndexOutdatedError)
 from whylens.index import sidecar
 from whylens.index.schema import SCHEMA_VERSION
 
 # Bump when extraction, anchoring or records change what an index holds: the pipeline rebuilds
 # when the stored value differs. It embeds SCHEMA_VERSION, so a schema change rebuilds too.
-PIPELINE_VERSION = f"{SCHEMA_VERSION}.2"  # .2: carried anchoring, formatting events, blame
+PIPELINE_VERSION = f"{SCHEMA_VERSION}.5"  # .5: carried anchoring, formatting events, blame
+
+
+def outdated_reason(meta: dict) -> str | None:
+    """Why an index (its meta) must be rebuilt by this WhyLens, or None when it need not: it
+    was built by another pipeline version, or with another semantic model than the one that
+    is installed now (an index without usable vectors is kept while no model is installed)."""
+    if meta.get("pipeline_version") != PIPELINE_VERSION:
+        return (f"the index was built by another WhyLens version (pipeline "
+                f"{meta.get('pipeline_version')}, this one {PIPELINE_VERSION})")
+    from whylens.index.vectors import encoder
+
+    current, _problem = encoder()
+    if current is not None and meta.get("semantic_encoder") != current.name:
+        return (f"the index holds no vectors of the installed semantic model "
+                f"({meta.get('semantic_encoder') or 'none'}, installed {current.name})")
+    return None
+
 
 CURRENT = "CURRENT"
 LOCK = "write.lock"
@@ -92,14 +110,17 @@ class IndexStore:
         from whylens.index.reader import IndexReader
 
         for attempt in range(OPEN_ATTEMPTS):
-            folder = self.current_generation()
-            if folder is None:
-                raise IndexMissingError(str(self.path))
             try:
+                folder = self.current_generation()
+                if folder is None:
+                    raise IndexMissingError(str(self.path))
                 return IndexReader(self, folder)
+            except IndexOutdatedError:
+                raise  # another version's index: reopening will not change it
             except IndexCorruptError:
                 # a writer may have merged away the files this open was reading, or flipped
-                # CURRENT: only a failure that persists is corruption
+                # CURRENT and removed the generation it named between our two reads: only a
+                # failure that persists is corruption
                 if attempt == OPEN_ATTEMPTS - 1:
                     raise
                 time.sleep(0.05 * (attempt + 1))

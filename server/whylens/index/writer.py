@@ -9,6 +9,7 @@ between the two commits only leaves Whoosh documents that the next run re-adds b
 from __future__ import annotations
 
 import errno
+import logging
 import sqlite3
 import time
 from collections.abc import Iterable
@@ -17,12 +18,15 @@ from pathlib import Path
 from whoosh.filedb.filestore import FileStorage
 
 from whylens.errors import IndexWriteError
-from whylens.index import sidecar
+from whylens.gitcli import text_of_os_path
+from whylens.index import commitdocs, sidecar, vectors
 from whylens.index.analysis import clean_text, normalise_path
 from whylens.index.codec import iso_timestamp, load_record, record_text
 from whylens.index.schema import SCHEMA_VERSION, TIMESTAMP_MAX, build_schema
 from whylens.index.store import PIPELINE_VERSION, WHOOSH_DIR, IndexStore, release_lock
 from whylens.models import RECORD_TYPE, Commit, Record, SymbolEvent, Unit
+
+log = logging.getLogger(__name__)
 
 AUTO_FLUSH_DOCS = 8_000  # bound the memory of buffered documents on a big rebuild
 MERGE_AT_SEGMENTS = 8  # small incremental commits skip merging until this many segments exist
@@ -32,31 +36,45 @@ OPTIMIZE_MAX_DOCS = 30_000
 SMALL_REST_DOCS = 2_000  # an update leaving fewer documents beside the biggest segment merges small ones
 
 
+_MEANING = "_meaning"  # a queued document's text to embed (not a Whoosh field)
+MAX_THREAD_CHARS = 20_000  # of a record's tracker thread, indexed for search
+
+
 def unit_document(unit: Unit) -> dict:
+    """A unit, or a commit document (a unit of type ``commit``: its content is the prose)."""
     basenames = " ".join(normalise_path(f).rsplit("/", 1)[-1] for f in unit.files)
-    text = "\n".join([unit.title, unit.title, unit.content, " ".join(unit.symbols), basenames])
-    return _document(unit.id, unit.type, text, unit.symbols, unit.files, unit.author, unit.date,
-                     unit.weight)
+    refs = f"#{unit.pr}" if unit.pr else ""
+    text = "\n".join([unit.title, unit.title, unit.content, " ".join(unit.symbols), basenames,
+                      refs])
+    return _document(unit.id, unit.type, text, unit.files, unit.author, unit.date, unit.weight,
+                     f"{unit.title}\n{unit.content}", unit.commit)
 
 
 def record_document(record: Record) -> dict:
+    """A record with all its fields, and the tracker thread an export brought."""
     basenames = " ".join(normalise_path(f).rsplit("/", 1)[-1] for f in record.files)
+    thread = "\n".join(t.text for t in record.thread)[:MAX_THREAD_CHARS]
+    refs = " ".join(f"#{n}" for n in (record.number, record.partner) if n)
     text = "\n".join([record.title, record.title, record_text(record), " ".join(record.anchors),
-                      basenames])
-    return _document(record.id, RECORD_TYPE, text, record.anchors, record.files, record.author,
-                     record.date, 1.0)
+                      basenames, refs, thread])
+    return _document(record.id, RECORD_TYPE, text, record.files, record.author, record.date, 1.0,
+                     f"{record.title}\n{record_text(record)}",
+                     record.fixing_commits[0] if record.fixing_commits else record.id)
 
 
-def _document(doc_id, doc_type, text, symbols, files, author, date, weight) -> dict:
+def _document(doc_id, doc_type, text, files, author, date, weight, meaning, commit) -> dict:
     return {
         "id": doc_id,
         "type": doc_type,
         "text": clean_text(text),
-        "paths": clean_text("\n".join(files)),
+        "paths": clean_text(text_of_os_path("\n".join(files))),  # a path byte as normalise_path keeps it
         "author": clean_text(author or ""),
         "ts": min(max(iso_timestamp(date), 0), TIMESTAMP_MAX),
         "weight": float(weight),
+        "commit": commit,
+        _MEANING: clean_text(meaning),  # what is embedded; not a Whoosh field
     }
+
 
 
 class IndexWriter:
@@ -77,15 +95,28 @@ class IndexWriter:
         storage = FileStorage(str(whoosh_dir), supports_mmap=False)
         self._ix = storage.create_index(build_schema()) if fresh else storage.open_index()
         self._conn = sidecar.connect_writer(folder)
+        self._conn.executescript(commitdocs.DDL + vectors.DDL)
         self._conn.execute("BEGIN")
+        # Vectors are written with their documents; without the encoder (data missing or
+        # corrupt) the index says it has none, and search stays lexical.
+        self._encoder, problem = vectors.encoder()
+        if problem:
+            log.warning("%s", problem)
         if fresh:
             sidecar.write_meta(self._conn, {"created": int(time.time())})
+        if fresh or self._encoder is None:
+            sidecar.write_meta(self._conn, {
+                "semantic_encoder": self._encoder.name if self._encoder is not None else None})
         self._closed = False
 
     # -- adding ------------------------------------------------------------------------------
 
     def add_commits(self, commits: Iterable[Commit]) -> None:
+        """Commits, and a search document for each one the filters kept (with the symbols of
+        the events already added for it)."""
+        commits = list(commits)
         sidecar.write_commits(self._conn, commits)
+        self._queue(unit_document(doc) for doc in commitdocs.write(self._conn, commits))
 
     def add_units(self, units: Iterable[Unit]) -> None:
         units = list(units)
@@ -97,8 +128,12 @@ class IndexWriter:
         sidecar.write_records(self._conn, records)
         self._queue(record_document(r) for r in records)
 
-    def add_events(self, events: Iterable[SymbolEvent]) -> None:
-        sidecar.write_events(self._conn, events)
+    def add_events(self, events: Iterable[SymbolEvent]) -> list[SymbolEvent]:
+        """Store ``events``; returns them as stored (``sidecar.stored_events``): build records
+        from these, so a run and a resumed run that reads them back agree."""
+        stored = sidecar.stored_events(events)
+        sidecar.write_events(self._conn, stored)
+        return stored
 
     def add_blame(self, runs: Iterable) -> None:
         """``symbols.blame.BlameRun`` rows of the indexed revision."""
@@ -126,7 +161,9 @@ class IndexWriter:
         """Forget commits that left the history, with their units, records and events."""
         shas = list(shas)
         unit_ids, record_ids = sidecar.ids_of_commits(self._conn, shas)
+        unit_ids += commitdocs.ids_of_commits(self._conn, shas)
         sidecar.delete_commits(self._conn, shas)
+        commitdocs.delete(self._conn, shas)
         for doc_id in unit_ids + record_ids:
             self._pending.pop(doc_id, None)
             self._deletes.add(doc_id)
@@ -204,6 +241,7 @@ class IndexWriter:
         if not self._pending and not self._deletes:
             return
         docs = list(self._pending.values())
+        self._write_vectors(docs)
         # One serial Whoosh writer: procs=2 + multisegment measured slower here (20k units: flush
         # 13.3 s against 11.1 s on the shared 2-core box, then +16 s to merge its 2 segments).
         simple = self.fresh and not self._deletes and not (self._written & self._pending.keys())
@@ -212,10 +250,11 @@ class IndexWriter:
             for doc_id in self._deletes:
                 writer.delete_by_term("id", doc_id)
             for doc in docs:
+                fields = {k: v for k, v in doc.items() if k != _MEANING}
                 if simple or (self.fresh and doc["id"] not in self._written):
-                    writer.add_document(**doc)
+                    writer.add_document(**fields)
                 else:
-                    writer.update_document(**doc)
+                    writer.update_document(**fields)
         except BaseException:
             writer.cancel()
             raise
@@ -229,6 +268,14 @@ class IndexWriter:
             self._written.update(self._pending)
         self._pending.clear()
         self._deletes.clear()
+
+    def _write_vectors(self, docs: list[dict]) -> None:
+        """The documents' vectors, in the sidecar transaction that is committed after Whoosh."""
+        vectors.delete(self._conn, sorted(self._deletes))
+        if self._encoder is None:
+            return
+        vectors.write(self._conn, [d["id"] for d in docs], [d[_MEANING] for d in docs],
+                      self._encoder)
 
     def _merge_segments(self) -> None:
         segments = self._ix._segments()

@@ -26,7 +26,8 @@ TRAILER_KEYS = (
     "signed-off-by", "co-authored-by", "co-authored", "reviewed-by", "acked-by", "tested-by",
     "reported-by", "suggested-by", "helped-by", "requested-by", "original-author", "cc",
     "change-id", "reviewed-on", "pr-url", "pull-request", "see-also", "depends-on",
-    "backport-of", "cherry-picked-from",
+    "backport-of", "cherry-picked-from", "former-commit-id", "git-svn-id", "bug-url",
+    "differential revision", "pr-close", "upstream-commit",
 )
 _TRAILER = re.compile(
     r"^\s*(?:(?:" + "|".join(re.escape(k) for k in TRAILER_KEYS) + r")"
@@ -45,6 +46,17 @@ _BOILERPLATE = re.compile(
       | please\ (?:describe|include|make\ sure|link|add\ tests|read|check|fill).*
       | (?:describe|summary\ of)\ (?:your\ )?changes?.*
       | (?:before\ opening\ a\ pr|checklist)\b.*
+      | --hg-- | (?:hg:|extra\s*:)\ .*
+      | \[?(?:ci\ skip|skip\ ci|no\ tests|ignore|skip\ changelog)\]?
+      | (?:summary|description|motivation(?:\ and\ context)?|context|types?\ of\ changes?
+        |how\ (?:has\ this\ been|was\ this|to)\ test(?:ed)?\??|test(?:ing)?\ plan|testing\ done
+        |screenshots?|additional\ (?:context|notes|information)|related\ (?:issues?|prs?)
+        |files?\ changed|changes?\ made|what\ (?:does\ this\ (?:pr|change)\ do|is\ the
+        \ (?:current|new)\ behaviou?r)\??|(?:pr|pull\ request)\ (?:type|description|summary)
+        |breaking\ changes?|release\ notes?|(?:fix(?:es)?|close[sd]?|resolve[sd]?|related(?:\ to)?)
+        \ \#?)\s*[:.?]?\s*(?:\#\s*)?
+      | tests?\ (?:have|has)\ (?:not\ )?been\ (?:added|included|updated)_?\.?
+      | (?:\^\d+|\[\^\d+\])
       | (?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|refs?|see|issue|bug|link|related(?:\ to)?)\s*:?\s*
         (?:(?:[\w.-]+/[\w.-]+)?\#\d+|https?://\S+)(?:[\s,]+(?:and\s+)?(?:[\w.-]+/[\w.-]+)?\#\d+)*\.?
     )\s*$""",
@@ -62,9 +74,11 @@ _DIFF_LINE = re.compile(
     r"^(?:[+-](?:(?![\s+-])|\t| {2,})|[+-]{3}\s|@@\s|diff --git |index [0-9a-f]{7,}\.\.)")
 _QUOTE = re.compile(r"^\s*>")
 _TRACEBACK = re.compile(
-    r"^\s*(?:Traceback \(most recent call last\)|File \"[^\"]*\", line \d+|\$ |>>> |\.\.\. "
-    r"|[A-Za-z_][\w.]{0,80}(?:Error|Exception|Warning): )"  # the last line of a pasted traceback
-)
+    r"^\s*(?:Traceback \(most recent call last\)|File \"[^\"]*\", line \d+|\$ |>>> |\.\.\. )")
+# "TypeError: unicode() argument 2 must be string": the error line a reader pastes into a search.
+# Kept as a paragraph of its own, even as the last line of a traceback.
+_ERROR_LINE = re.compile(r"^\s*[A-Za-z_][\w.]{0,80}(?:Error|Exception|Warning|Panic)\b:? \S")
+MAX_ERROR_LINE = 240
 _INDENTED = re.compile(r"^(?: {4,}|\t)")
 
 # Inline markup.
@@ -72,7 +86,11 @@ _CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
 _IMAGE = re.compile(r"!\[([^\]]{0,200})\]\([^)\s]{0,500}\)")
 _LINK = re.compile(r"\[([^\]]{1,200})\]\([^)\s]{0,500}\)")
 _REF_LINK = re.compile(r"\[([^\]]{1,200})\]\[[^\]]{0,50}\]")
-_HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]{0,20}(?:\s[^<>]{0,300})?/?>")
+# Only the tags people put in PR descriptions: ``<input>`` or ``Box<dyn Error>`` are words.
+_HTML_TAG = re.compile(
+    r"</?(?:a|b|i|em|strong|code|pre|br|p|div|span|img|sub|sup|details|summary|ul|ol|li|dl|dt|dd"
+    r"|table|thead|tbody|tr|td|th|kbd|tt|hr|h[1-6]|blockquote|del|ins|s|u|small|big|center|font"
+    r"|picture|source|video|samp|var|mark|abbr|cite|q)(?:\s[^<>]{0,300})?/?>", re.I)
 _URL = re.compile(r"<?\b(?:https?|ftp)://[^\s<>()]+>?|\bwww\.[^\s<>()]+")
 # **bold**, *em*; underscores only around several words, so __init__ and _private survive.
 _EMPHASIS = re.compile(
@@ -87,14 +105,21 @@ _PAREN_REFS = re.compile(
 _TRAILING_REFS = re.compile(
     rf"(?:[\s,;.]+(?:(?:this|and)\s+)?(?:{_REF_KEYWORD}\s*:?\s*)?(?:{_REF_ITEM})[.,;]?)+\s*$",
     re.I)
-_SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.;:!?)\]])")
-_EMPTY_BRACKETS = re.compile(r"\(\s*[,;:]?\s*\)|\[\s*\]")
+# A space before punctuation that ends a word is dropped; before one that starts a token
+# (".travis.yml", ":scope", "?Sized") it stays.
+_SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.;:!?)\]])(?![\w/~.*?:-])")
+# Brackets emptied by removing a ref or URL; "f()" and "x[]" are code and stay.
+_EMPTY_BRACKETS = re.compile(r"(?<![\w\]>)])\(\s*[,;:]?\s*\)|(?<![\w\]>)])\[\s*\]")
+_GITMOJI = re.compile(r"(?<![\w:]):[a-z0-9_+-]{2,30}:(?![\w:])")
+# A credit list closing a line: "[cowboy, jddalton]".
+_CREDITS = re.compile(r"\s*\[[\w.-]+(?:,\s*[\w.-]+)+\]\s*$")
+_PLACEHOLDER = re.compile("\x00(\\d+)\x00")
 _SPACES = re.compile(r"[ \t\u00a0]+")
 
 MAX_INPUT_CHARS = 50_000  # a body longer than this is cut first (huge generated messages)
 SHORT_LINE = 40  # a line shorter than this that is followed by another ends its paragraph
-SPAN_KEEP_CHARS = 40
-SPAN_KEEP_WORDS = 3
+SPAN_KEEP_CHARS = 60
+SPAN_KEEP_WORDS = 8
 
 
 def clean_prose(text: str) -> str:
@@ -132,6 +157,12 @@ def structural_paragraphs(text: str) -> list[str]:
         stripped = line.strip()
         if not stripped:
             close()
+            in_code = False
+            continue
+        if _ERROR_LINE.match(line) and len(stripped) <= MAX_ERROR_LINE and (
+                in_code or not current):
+            close()
+            paragraphs.append(stripped)
             in_code = False
             continue
         if in_code and (_INDENTED.match(line) or _DIFF_LINE.match(line)):
@@ -178,7 +209,8 @@ def _is_noise_line(stripped: str) -> bool:
 
 def clean_inline(text: str) -> str:
     """Inline cleaning of one paragraph or sentence (see the module docstring)."""
-    text = _CODE_SPAN.sub(_code_span, text)
+    spans: list[str] = []  # kept code spans, protected from the passes below
+    text = _CODE_SPAN.sub(lambda m: _code_span(m, spans), text)
     text = text.replace("`", "")
     text = _IMAGE.sub("", text)
     text = _LINK.sub(r"\1", text)
@@ -188,14 +220,22 @@ def clean_inline(text: str) -> str:
     text = _PAREN_REFS.sub("", text)
     text = _TRAILING_REFS.sub(lambda m: "." if m.group(0).lstrip(" ,;")[:1] == "." else "", text)
     text = _EMPHASIS.sub(lambda m: m.group(2) or m.group(4) or "", text)
+    text = _GITMOJI.sub("", text)
+    text = _CREDITS.sub("", text)
     text = _EMPTY_BRACKETS.sub("", text)
     text = _SPACES.sub(" ", text)
     text = _SPACE_BEFORE_PUNCT.sub(r"\1", text)
-    return text.strip(" ,;:-")
+    text = _PLACEHOLDER.sub(lambda m: spans[int(m.group(1))], text)
+    text = text.strip(" ,;-").lstrip(":").strip()
+    lead_in = text.endswith(":")  # "The following cases fail:" keeps saying that it leads in
+    text = text.rstrip(" ,;:-")
+    return f"{text}:" if lead_in and text else text
 
 
-def _code_span(match: re.Match) -> str:
-    body = match.group(2).strip()
-    if len(body) <= SPAN_KEEP_CHARS and len(body.split()) <= SPAN_KEEP_WORDS and "\n" not in body:
-        return body
+def _code_span(match: re.Match, spans: list[str]) -> str:
+    """A short span stays as its text (behind a placeholder); a long one is a snippet: dropped."""
+    body = " ".join(match.group(2).split())
+    if len(body) <= SPAN_KEEP_CHARS and len(body.split()) <= SPAN_KEEP_WORDS and "\n" not in match.group(2):
+        spans.append(body)
+        return f"\x00{len(spans) - 1}\x00"
     return ""

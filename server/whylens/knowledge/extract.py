@@ -1,27 +1,34 @@
 """Commit prose → typed knowledge units (Fact / Skill / Pattern), each cited to its commit.
 
-Steps: the subject and the cleaned body are split into sentences; each sentence is classified by
-the heuristics table; a Pattern absorbs the next sentence when that one carries the resolution;
-the substantive filter drops what says too little; ids dedupe within the commit; at most
-``MAX_UNITS`` are kept (the highest weights). When nothing fires, one low-prior unit is built
-from the subject (see ``subjects`` for when a subject is worth one).
+Steps: the commit's sentences (``sentences.commit_sentences``) are classified by the learned
+sentence classifier (``classify``; its probability that the sentence is knowledge at all becomes
+the unit's weight); a Pattern absorbs the next sentence when that one carries the resolution; a
+lead-in (a sentence ending in ":") or one that says too little (``substance``) is never a unit;
+ids dedupe within the commit; at most ``MAX_UNITS`` are kept (the highest weights). A unit is
+anchored only to the symbols whose card it confidently explains (``confidence``): not to every
+symbol its commit changed.
+
+When the classifier's data cannot be loaded (or ``use_model=False``), the rules decide instead:
+the heuristics table, with one low-prior unit from the subject when nothing fires (see
+``subjects`` for when a subject is worth one).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable
 
-from whylens.knowledge import heuristics, subjects
-from whylens.knowledge.clean import clean_inline, structural_paragraphs
+from whylens.knowledge import classify, heuristics, subjects
+from whylens.knowledge.confidence import UNIT_FIELDS, evidence, shown
+from whylens.knowledge.features import CommitKind, commit_kind, sentence_features
 from whylens.knowledge.ids import normalise, unit_id
-from whylens.knowledge.sentences import split_sentences
+from whylens.knowledge.sentences import Sentence, commit_sentences, split_sentences
 from whylens.knowledge.substance import is_substantive
-from whylens.models import Commit, Unit
+from whylens.models import Commit, SymbolEvent, Unit
 
 MAX_UNITS = 8  # per commit
-MAX_SUBJECT_CHARS = 1_000  # a subject longer than this is a pasted body; the rest is ignored
+SWEEPING_SYMBOLS = 25  # a commit changing more symbols anchors its units to none (p95: ~20)
 MAX_WITH_RESOLUTION = 520  # characters of a Pattern plus the sentence that resolves it
 TITLE_CHARS = 80
 NAMED_FAILURE_BONUS = 0.05
@@ -36,14 +43,6 @@ _REASON = re.compile(
     r"|otherwise|previously|before this|which (?:caused|meant|broke|led)|this (?:fixes|prevents"
     r"|avoids|allows|ensures|makes|means|way)|since|as (?:it|they|the)|without this)\b", re.I)
 
-
-@dataclass(frozen=True)
-class _Sentence:
-    raw: str  # with inline markup: the unit's context
-    clean: str  # cleaned: the unit's content
-    from_subject: bool  # the subject (or a merge's PR title)
-
-
 @dataclass(frozen=True)
 class _Draft:
     type: str
@@ -55,23 +54,35 @@ class _Draft:
 
 
 def extract_units(
-    commit: Commit, files: Iterable[str] = (), symbols: Iterable[str] = ()
+    commit: Commit, files: Iterable[str] = (), symbols: Iterable[str] = (), *,
+    use_model: bool = True, events: Iterable[SymbolEvent] = (),
 ) -> list[Unit]:
-    """The knowledge units of one commit ([] for a filtered commit)."""
+    """The knowledge units of one commit ([] for a filtered commit). ``symbols`` are the symbols
+    it changed (default: those of ``events``, its symbol events, which say how it changed each)."""
     if commit.skip_reason is not None:
         return []
     unit_files = tuple(files) or tuple(change.path for change in commit.changes)
     if subjects.housekeeping_paths(unit_files):
         return []  # docs, tests, CI or packaging only: what it says already lives in those files
-    sentences = _sentences(commit)
-    drafts = _heuristic_drafts(sentences)
-    headline = sentences[0].clean if sentences else ""  # a merge's headline is its PR title
-    if subjects.housekeeping_subject(headline):  # its subject says nothing about the code
-        drafts = [d for d in drafts if not d.from_subject]
-    elif not drafts:
-        fallback = _fallback_draft(sentences)
-        drafts = [fallback] if fallback else []
-    unit_symbols = tuple(symbols)
+    sentences = commit_sentences(commit)
+    model = classify.default_model() if use_model else None
+    if model is not None:
+        drafts = _model_drafts(sentences, commit, unit_files, model)
+    else:
+        drafts = _rule_drafts(sentences)
+    events = [e for e in events if e.kind != "deleted"]
+    unit_symbols = tuple(symbols) or tuple(dict.fromkeys(e.symbol for e in events))
+    if len(unit_symbols) > SWEEPING_SYMBOLS:
+        unit_symbols = ()  # a sweeping change: what it says is no one symbol's story
+    kinds = {e.symbol: e.kind for e in events}
+    return [replace(unit, symbols=tuple(
+        s for s in unit.symbols if shown(evidence(
+            unit.content, UNIT_FIELDS[unit.type], unit.weight, s, kinds.get(s, "body"),
+            unit_symbols))))
+        for unit in _units(drafts, commit, unit_files, unit_symbols)]
+
+
+def _units(drafts: list[_Draft], commit: Commit, unit_files, unit_symbols) -> list[Unit]:
     units: list[Unit] = []
     seen: set[str] = set()
     for draft in drafts:
@@ -91,25 +102,50 @@ def extract_units(
     return units
 
 
-def _sentences(commit: Commit) -> list[_Sentence]:
-    out: list[_Sentence] = []
-    raw_subject = commit.subject[:MAX_SUBJECT_CHARS].strip()
-    subject = subjects.subject_text(raw_subject)
-    if subject:
-        clean = clean_inline(subject)
-        if clean:
-            out.append(_Sentence(raw_subject, clean, True))
-    headline = not out  # a merge's subject says nothing: its PR title opens the body
-    for paragraph in structural_paragraphs(commit.body):
-        for raw in split_sentences(paragraph):
-            clean = clean_inline(raw)
-            if clean:
-                out.append(_Sentence(raw, clean, headline))
-                headline = False
-    return out
+def sentence_kind(commit: Commit, sentences: list[Sentence], paths) -> CommitKind:
+    """The commit-kind features shared by every sentence of ``commit``."""
+    subject = sentences[0].clean if sentences and sentences[0].from_subject else ""
+    return commit_kind(commit.subject, paths, commit.pr, len(commit.parents) > 1, subject)
 
 
-def _heuristic_drafts(sentences: list[_Sentence]) -> list[_Draft]:
+def _model_drafts(sentences: list[Sentence], commit: Commit, paths, model) -> list[_Draft]:
+    kind = sentence_kind(commit, sentences, paths)
+    drafts: list[_Draft] = []
+    i = 0
+    while i < len(sentences):
+        sentence = sentences[i]
+        i += 1
+        if sentence.clean.endswith(":") or not is_substantive(sentence.clean) or \
+                heuristics.vetoed(sentence.clean):
+            continue  # a lead-in whose block is gone, too little, or chatter and hedges
+        prediction = model.predict(sentence_features(
+            sentence.clean, from_subject=sentence.from_subject, index=sentence.index, kind=kind))
+        if prediction.unit == "none":
+            continue
+        content, context = sentence.clean, sentence.raw
+        weight = 1.0 - prediction.unit_probs.get("none", 0.0)
+        if prediction.unit == "pattern" and i < len(sentences) and _resolves(sentences[i], content):
+            content = f"{_end_sentence(content)} {sentences[i].clean}"
+            context = f"{_end_sentence(context)} {sentences[i].raw}"
+            i += 1
+        drafts.append(_Draft(prediction.unit, f"model.{prediction.unit}", content, context,
+                             min(weight, MAX_WEIGHT), sentence.from_subject))
+    return drafts
+
+
+def _rule_drafts(sentences: list[Sentence]) -> list[_Draft]:
+    """Today's rules: the heuristics table, then the subject fallback."""
+    drafts = _heuristic_drafts(sentences)
+    headline = sentences[0].clean if sentences else ""  # a merge's headline is its PR title
+    if subjects.housekeeping_subject(headline):  # its subject says nothing about the code
+        return [d for d in drafts if not d.from_subject]
+    if not drafts:
+        fallback = _fallback_draft(sentences)
+        return [fallback] if fallback else []
+    return drafts
+
+
+def _heuristic_drafts(sentences: list[Sentence]) -> list[_Draft]:
     drafts: list[_Draft] = []
     i = 0
     while i < len(sentences):
@@ -133,7 +169,7 @@ def _heuristic_drafts(sentences: list[_Sentence]) -> list[_Draft]:
     return drafts
 
 
-def _resolves(following: _Sentence, content: str) -> bool:
+def _resolves(following: Sentence, content: str) -> bool:
     """The next sentence says how the failure was fixed (and the pair stays short)."""
     if following.from_subject or heuristics.vetoed(following.clean):
         return False
@@ -145,7 +181,7 @@ def _resolves(following: _Sentence, content: str) -> bool:
     return fired is not None and fired.name in ("skill.fixed-by", "skill.solution")
 
 
-def _fallback_draft(sentences: list[_Sentence]) -> _Draft | None:
+def _fallback_draft(sentences: list[Sentence]) -> _Draft | None:
     """One low-prior unit from the subject (or a merge's first body sentence), with the body
     sentence that gives the reason when there is one (else the first body sentence)."""
     if not sentences:
@@ -164,7 +200,7 @@ def _fallback_draft(sentences: list[_Sentence]) -> _Draft | None:
     return _Draft(type_, f"{type_}.subject-fallback", content, context, FALLBACK_PRIOR, True)
 
 
-def _reason_sentence(head: _Sentence, following: list[_Sentence]) -> _Sentence | None:
+def _reason_sentence(head: Sentence, following: list[Sentence]) -> Sentence | None:
     usable = [
         s for s in following
         if len(head.clean) + 2 + len(s.clean) <= FALLBACK_MAX_CHARS

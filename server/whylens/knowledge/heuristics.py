@@ -169,7 +169,9 @@ VETOES: tuple[tuple[str, re.Pattern], ...] = (
     ("hedge", re.compile(
         r"\b(?:i think|i guess|i believe|i suppose|i'm|i am|i was|i've|i'd|i'll|i wonder"
         r"|not sure|maybe|perhaps|imo|imho|afaik|afaict|hopefully|it seems|seems like|apparently"
-        r"|(?:would|may|might|could) be (?:nice|good|great|better|worth))\b", _I)),
+        r"|(?:would|may|might|could) be (?:nice|good|great|better|worth)"
+        r"|(?:we|i) (?:might|may) (?:add|want|consider|also|later)|first pass|not ready for"
+        r"|work in progress)\b", _I)),
     ("first-person", re.compile(r"(?:^|[.!;]\s)I\s")),
     ("thanks", re.compile(r"\b(?:thanks|thank you|kudos|cheers|props to)\b", _I)),
     ("review-chatter", re.compile(

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import re
 
-from whylens.knowledge.heuristics import NAMED_FAILURE
+from whylens.history.filters import is_release
+from whylens.knowledge.features import conventional_prefix, path_kind
+from whylens.knowledge.heuristics import NAMED_FAILURE, NEGATIVE
 
 FALLBACK_NEEDS_BEHAVIOUR = True
 
@@ -31,16 +33,17 @@ _HOUSEKEEPING_WORDS = re.compile(
     r"|manifest|packaging|wheel|sdist|import order|unused|merge|revert\w*|sphinx|rst|markdown"
     r"|gitignore|editorconfig|typing|type hints?|annotations?|typed|tabs?|spaces|newer"
     r"|upgrade\w*|downgrade\w*|vendor\w*|test ?suite|notes?)\b", re.I)
-_HOUSEKEEPING_PATH = re.compile(
-    r"(?:^|/)(?:docs?|tests?|testing|examples?|artwork|\.github|\.circleci|\.ci|ci)/"
-    r"|\.(?:rst|md|txt|lock|png|jpe?g|gif|svg|ico)$|(?:^|/)test_[^/]*\.py$|_tests?\.py$"
-    r"|(?:^|/)(?:README|CHANGES|CHANGELOG|HISTORY|AUTHORS|CONTRIBUTORS|LICENSE|NOTICE|Makefile"
-    r"|MANIFEST\.in|setup\.py|setup\.cfg|pyproject\.toml|tox\.ini|noxfile\.py|conftest\.py"
-    r"|appveyor\.ya?ml|codecov\.ya?ml|\.[\w.-]+)$", re.I)
-
-# Subject decoration that is not content: "Merge pull request #1 from a/b", "docs: ", "[cli] ".
+# Subject decoration that is not content: "Merge pull request #1 from a/b", "docs: ", "[cli] ",
+# "fix(parser)!: ", "fix/", "manual.yml: ". A component prefix ("Sentinel: ", "redis-cli: ") says
+# which part of the code the sentence is about, so it stays.
 _MERGE_SUBJECT = re.compile(r"^Merge (?:pull request|branch|remote-tracking branch|tag)\b")
-_PREFIX = re.compile(r"^(?:\[[^\]]{1,30}\]\s*|[\w./-]{1,24}(?:\([^)]{0,30}\))?!?:\s+)+")
+_KINDS = (r"(?:feat|feature|fix|fixes|bugfix|hotfix|docs?|tests?|chore|ci|build|refactor|style"
+          r"|perf|revert|deps|dev-deps|release|lint|types?|typing|security|wip|misc|cleanup)")
+_PREFIX = re.compile(
+    r"^(?:\[[^\]]{1,30}\]\s*"
+    rf"|{_KINDS}(?:\([^)]{{0,30}}\))?!?(?::\s*|/(?=[A-Z]))"
+    r"|[\w-]{0,24}[./][\w./-]{1,40}:\s+"
+    r"|(?:fix(?:es|ed|ing)?|close[sd]?|resolve[sd]?|issue|refs?|gh)\s*[#-]?\d+\s*[:-]\s+)+", re.I)
 _MIN_SUBJECT = 12
 
 # "Use X instead of Y" as a subject is a refactor unless it says when or why.
@@ -81,13 +84,61 @@ def subject_text(subject: str) -> str:
     subject = subject.strip()
     if _MERGE_SUBJECT.match(subject):
         return ""
-    stripped = _PREFIX.sub("", subject)
+    stripped = strip_prefix(subject)
     return stripped if len(stripped) >= _MIN_SUBJECT else subject
+
+
+def strip_prefix(text: str) -> str:
+    """``"fix(parser): x"`` → ``"x"``, ``"[ci] x"`` → ``"x"``, ``"fix/Avoid x"`` → ``"Avoid x"``;
+    a component prefix ("Sentinel: x") stays."""
+    return _PREFIX.sub("", text.strip())
 
 
 def housekeeping_paths(paths: tuple[str, ...]) -> bool:
     """Every changed path is docs, tests, CI, packaging or repository metadata."""
-    return bool(paths) and all(_HOUSEKEEPING_PATH.search(p) for p in paths)
+    return bool(paths) and all(path_kind(p) != "code" for p in paths)
+
+
+# Work that is never a symbol's decision, by its title: AUTHORS, lint, formatting, typing, CI,
+# docs (releases and version bumps: ``history.filters.is_release``).
+_HOUSEKEEPING_TITLE = re.compile(
+    r"\b(?:authors|contributors|changelog|typos?|spelling|lint\w*|flake8|pylint|mypy|pyright|ruff"
+    r"|black|isort|prettier|eslint|gofmt|rustfmt|clippy|(?:re)?format(?:s|ted|ting)?|whitespace"
+    r"|type (?:hints?|annotations?|stubs?|check\w*)|typing|ci|github actions|workflows?|travis"
+    r"|appveyor|circleci|pre-commit|readme|docs?|documentation|docstrings?|code style|copyright"
+    r"|licen[cs]e|dependabot)\b", re.I)
+_HOUSEKEEPING_KINDS = frozenset("docs test ci chore style build release lint types deps".split())
+_HOUSEKEEPING_SCOPES = frozenset(
+    "types typing typings docs doc test tests ci build deps lint style release changelog".split())
+_SCOPE = re.compile(r"^\s*[A-Za-z]+\(([\w-]+)\)!?:")
+
+
+def housekeeping_work(title: str, paths) -> bool:
+    """A release, version bump, AUTHORS, lint / formatting / typing-only, CI or docs-only piece
+    of work: by the files it touched, its conventional prefix, or its title (a title that also
+    names something going wrong, "Fix crash when formatting dates", is not housekeeping)."""
+    if housekeeping_paths(tuple(paths)) or conventional_prefix(title) in _HOUSEKEEPING_KINDS:
+        return True
+    scope = _SCOPE.match(title)
+    if scope and scope.group(1).lower() in _HOUSEKEEPING_SCOPES:  # "fix(types): …"
+        return True
+    text = strip_prefix(title)
+    return is_release(text) or housekeeping_text(text)
+
+
+# Tools whose findings are housekeeping even when they say "error": clang-tidy, an analyzer.
+_TOOL_FINDINGS = re.compile(
+    r"\b(?:clang-tidy|static analy[sz]er|scan-build|coverity|cppcheck|compiler warnings?"
+    r"|-W[\w-]+|warning:|lint(?:er|ing)?|flake8|mypy|golangci-lint|clippy)\b", re.I)
+
+
+def housekeeping_text(text: str) -> bool:
+    """A sentence about housekeeping (lint, formatting, typing, docs, CI, a tool's findings),
+    never a record's problem or decision."""
+    if _TOOL_FINDINGS.search(text):
+        return True
+    return bool(_HOUSEKEEPING_TITLE.search(text)) and not (
+        NEGATIVE.search(text) or NAMED_FAILURE.search(text))
 
 
 def housekeeping_subject(subject: str) -> bool:

@@ -13,13 +13,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from concurrent.futures import Future
-import sys
 import time
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from whylens import child_command
 from whylens.lsp import protocol
 from whylens.lsp.workspaces import RepoWorkspace, head_signature
 from whylens.progress import Eta, IndexEvent, IndexStats, parse_line, time_left
@@ -40,8 +40,8 @@ class IndexRunError(Exception):
 
 def index_command(ws: RepoWorkspace) -> list[str]:
     """The child's command line; its index folder is already resolved (``ws.index_dir``)."""
-    return [sys.executable, "-m", "whylens", "index", "--repo", str(ws.root),
-            "--index-dir", str(ws.index_dir), "--progress", "json"]
+    return child_command("index", "--repo", str(ws.root),
+                         "--index-dir", str(ws.index_dir), "--progress", "json")
 
 
 class IndexManager:

@@ -16,8 +16,9 @@ Requests, client → server (each answers ``null`` when it cannot answer; never 
 - ``whylens/explainError`` ``{text: str, uri?: str}`` → ``{count, pitfalls: [{id, type, title,
   reason, score, line, url, fix: {id, title, url} | null}], markdown}``; ``null`` without an index.
 - ``whylens/prSuggestions`` ``{base?: str, head?: str, uri?: str}`` → ``{base, head, suggestions:
-  [{path, line, side, kind, body, confidence, evidence, symbol}]}`` (what ``whylens pr-comments
-  --format json`` prints, run as a child process: the review reads git); ``base``/``head``
+  [{path, line, side, kind, body, confidence, evidence, symbol}], notices: [str]}`` (what
+  ``whylens pr-comments --format json`` prints, run as a child process: the review reads git;
+  ``notices`` say when there was nothing to review or the diff was capped); ``base``/``head``
   default to the merge base with the default branch / the working tree.
 
 Notifications:
@@ -39,6 +40,7 @@ Commands (``workspace/executeCommand``; the ``whylens.server.`` prefix marks ser
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import attrs
@@ -46,10 +48,18 @@ import cattrs
 from cattrs.gen import make_dict_structure_fn, override
 from lsprotocol import types
 from lsprotocol.converters import get_converter
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.protocol import LanguageServerProtocol
 
 from whylens.config import describe_error, to_camel
 from whylens.errors import InvalidInputError
+
+log = logging.getLogger(__name__)
+
+
+def _valid_id(value: Any) -> bool:
+    return isinstance(value, (int, str)) and not isinstance(value, bool)
+
 
 SEARCH = "whylens/search"
 WHY = "whylens/why"
@@ -215,8 +225,42 @@ class RawNotification:
     params: Any = None
 
 
+@attrs.define
+class Refused:
+    """A message whose params did not fit its method; already answered (requests) and logged."""
+
+    method: str
+    jsonrpc: str = "refused"
+
+
 class WhyLensProtocol(LanguageServerProtocol):
-    """pygls's protocol, with WhyLens's own methods carried as plain dicts."""
+    """pygls's protocol, with WhyLens's own methods carried as plain dicts.
+
+    Every request is answered: pygls drops a message whose params do not fit its type (a
+    position that is negative, at least 2^32, null or not an integer; a hover without a text
+    document) without answering it, so the client waits forever, and reports it as a server error
+    (a pop-up). Here such a request gets an InvalidParams error response, a notification is
+    dropped, and both are logged only.
+    """
+
+    def structure_message(self, data: dict[str, Any]):
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            if not isinstance(data, dict):
+                raise
+            method = str(data.get("method", ""))
+            log.warning("refused %s %r: its params do not fit (%s)", method or "a message",
+                        data.get("id"), exc.message)
+            if "id" in data and method and _valid_id(data["id"]):
+                error = JsonRpcInvalidParams(f"invalid params for {method}")
+                self._send_response(data["id"], None, error.to_response_error())
+            return Refused(method)
+
+    def handle_message(self, message) -> None:
+        if isinstance(message, Refused):
+            return
+        super().handle_message(message)
 
     # pygls declares this with functools.lru_cache, which no plain method can match in type
     def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]

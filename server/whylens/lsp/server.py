@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from lsprotocol import types
-from pygls.exceptions import FeatureRequestError
+from pygls.exceptions import FeatureRequestError, JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
@@ -127,8 +127,8 @@ class WhyLensServer(LanguageServer):
     def report_server_error(self, error: Exception, source) -> None:
         """Out-of-band errors: logged always, shown at most once a minute, never a traceback."""
         log.error("server error (%s): %s", getattr(source, "__name__", source), error)
-        if source is FeatureRequestError:
-            return
+        if source in (FeatureRequestError, JsonRpcException):
+            return  # a request that failed is answered; a malformed message is the client's bug
         now = time.monotonic()
         self._error_popups = [t for t in self._error_popups if now - t < 60]
         if len(self._error_popups) >= ERROR_POPUPS_PER_MINUTE:
@@ -193,7 +193,7 @@ class WhyLensServer(LanguageServer):
         root = self.workspace.root_uri
         return [(root, root)] if root else []
 
-    def add_folder(self, uri: str, several: bool) -> RepoWorkspace | None:
+    def add_folder(self, uri: str) -> RepoWorkspace | None:
         path = to_fs_path(uri) if uri.startswith("file:") else None
         if not path:
             self.show_once(f"folder:{uri}", f"WhyLens: {uri} is not a local folder; it is skipped")
@@ -207,7 +207,7 @@ class WhyLensServer(LanguageServer):
             self.show_once(f"folder:{uri}", f"WhyLens: {exc}. WhyLens stays idle for this folder.")
             return None
         override = self.init_options.get("indexDirectory") or self.settings.index.directory
-        index_dir = index_dir_for(where, override if isinstance(override, str) else None, several)
+        index_dir = index_dir_for(where, override if isinstance(override, str) else None)
         ws = self.workspaces.add(RepoWorkspace(uri, where.root, where.git_dir, index_dir))
         ws.reopen()
         log.info("%s: repository %s, index %s%s", ws.name, where.root, index_dir,
@@ -254,7 +254,7 @@ def _register_core(server: WhyLensServer) -> None:
         ls.log_handler.start()
         folders = ls.folder_uris()  # before any await: requests may arrive right away
         for uri, _name in folders:
-            ls.add_folder(uri, several=len(folders) > 1)
+            ls.add_folder(uri)
         await ls.pull_settings()
         _each_feature(ls, "ready")
 
@@ -265,9 +265,8 @@ def _register_core(server: WhyLensServer) -> None:
             for ws in ls.workspaces.remove(folder.uri):
                 _each_feature(ls, "folder_removed", ws)
                 ws.drop_reader()
-        several = len(ls.workspace.folders) > 1
         for folder in params.event.added or ():
-            added = ls.add_folder(folder.uri, several)
+            added = ls.add_folder(folder.uri)
             if added is not None:
                 _each_feature(ls, "folder_added", added)
 

@@ -25,9 +25,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def index_dir_for(where: RepoLocation, override: str | None, several: bool) -> Path:
-    """The editor's index folder (``indexDirectory``) wins, with a subfolder per repository when
-    there are several; else the locator's default folder, the one the CLI uses."""
+def index_dir_for(where: RepoLocation, override: str | None) -> Path:
+    """The editor's index folder (``indexDirectory``: a base folder) with one subfolder per
+    repository, always: one folder set in the user's settings serves every window, and two
+    repositories never share (and wipe) one index. Else the locator's default folder, the one
+    the CLI uses."""
     if override:
         base = Path(os.path.expanduser(override))
         if not base.is_absolute() or base.resolve().is_relative_to(where.root):
@@ -35,7 +37,7 @@ def index_dir_for(where: RepoLocation, override: str | None, several: bool) -> P
             log.warning("ignoring whylens.index.directory %r: it must be an absolute path "
                         "outside the repository", override)
         else:
-            return base / where.index_dir.name if several else base
+            return base / where.index_dir.name  # <name>-<sha1(real path)[:12]>
     return where.index_dir
 
 

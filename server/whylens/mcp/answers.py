@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from whylens.mcp.budget import Item, fit, trim
 from whylens.render.cards import LABEL, UNIT_LABELS
 from whylens.render.review import KIND_TITLES
-from whylens.retrieval.citations import item_url, one_line, short
+from whylens.markup import code, inline, link
+from whylens.retrieval.citations import item_url, short
 
 
 @dataclass(frozen=True)
@@ -29,9 +30,9 @@ def abstain(data: dict, text: str) -> Answer:
 def cite(commit: str | None, url: str | None = None, pr: int | None = None) -> str:
     """``[#15 `abc1234`](url)``, or without the link when no web host is known."""
     label = " ".join(part for part in (f"#{pr}" if pr is not None else "",
-                                       f"`{short(commit)}`" if commit else "") if part)
+                                       code(short(commit)) if commit else "") if part)
     label = label or "(no commit)"
-    return f"[{label}]({url})" if url else label
+    return link(label, url)
 
 
 def with_building(answer: Answer, building: dict | None) -> Answer:
@@ -58,26 +59,26 @@ def indexing(root_name: str, progress: dict) -> Answer:
 def _record_text(entry: dict) -> str:
     commits = entry.get("fixing_commits") or []
     ref = cite(commits[0] if commits else None, entry.get("url"), entry.get("number"))
-    problem = one_line(entry.get("problem") or entry.get("title") or "", 200)
+    problem = inline(entry.get("problem") or entry.get("title") or "", 200)
     text = f"- {ref} {problem}"
-    decision = one_line((entry.get("decision") or [""])[0], 200)
+    decision = inline((entry.get("decision") or [""])[0], 200)
     if decision and decision.rstrip(".…").lower() not in problem.lower():
         text += f" → {decision}"
     if entry.get("rejected"):
-        text += f"; rejected: {one_line(entry['rejected'][0], 100)}"
+        text += f"; rejected: {inline(entry['rejected'][0], 100)}"
     return f"{text} — *{entry.get('outcome') or 'landed'}*"
 
 
 def _unit_text(entry: dict) -> str:
     label = UNIT_LABELS.get(entry.get("type", ""), entry.get("type", ""))
-    content = one_line(entry.get("content") or entry.get("title") or "", 240)
+    content = inline(entry.get("content") or entry.get("title") or "", 240)
     return f"- **{label}:** {content} ({cite(entry.get('commit'), entry.get('url'), entry.get('pr'))})"
 
 
 def _change_text(entry: dict) -> str:
-    return (f"- {one_line(entry.get('subject') or '', 140)} — "
+    return (f"- {inline(entry.get('subject') or '', 140)} — "
             f"{cite(entry.get('commit'), entry.get('url'), entry.get('pr'))} · "
-            f"{(entry.get('date') or '')[:10]}")
+            f"{inline((entry.get('date') or '')[:10])}")
 
 
 def _interleave(*groups: list[Item]) -> list[Item]:
@@ -93,15 +94,15 @@ def why_answer(story, data: dict, links, limit: int) -> Answer:
     for entry, record in zip(data.get("records") or (), story.records):
         entry["url"] = entry.get("url") or item_url(record, links)
     sym = data.get("symbol")
-    title = f"`{sym['name']}`" if sym else f"`{data['path']}`"
-    where = f"`{data['path']}`"
+    title = code(sym["name"]) if sym else code(data["path"])
+    where = code(data["path"])
     if sym and sym.get("start_line"):
-        where = f"{sym['kind']} in {where} lines {sym['start_line']}–{sym['end_line']}"
+        where = f"{inline(sym['kind'])} in {where} lines {sym['start_line']}–{sym['end_line']}"
     data = {**data, "abstained": not data.get("known")}
     if not data.get("known"):
         return abstain(data, f"Nothing in this repository's history explains {title} ({where}) "
                              "yet; WhyLens abstains rather than guess.")
-    header = f"**{title}** ({where}) — {data.get('summary') or 'history below'}"
+    header = f"**{title}** ({where}) — {inline(data.get('summary')) or 'history below'}"
     groups = [[Item(key, i, render(entry)) for i, entry in enumerate(data.get(key) or ())]
               for key, render in (("records", _record_text), ("units", _unit_text),
                                   ("history", _change_text))]
@@ -115,14 +116,17 @@ def why_answer(story, data: dict, links, limit: int) -> Answer:
 
 def _hit_text(hit: dict) -> str:
     """The hit's title (or its content, when the title is only the start of it), then the rest
-    of the content on a second line."""
+    of the content on a second line: its answer sentences when search picked them."""
     title, content = hit.get("title") or "", " ".join((hit.get("content") or "").split())
+    snippet = " ".join((hit.get("snippet") or "").split())
+    if snippet and snippet != title:
+        content = snippet  # the sentences that answer the question (search's snippet)
     stem = title.rstrip(".… ").lower()
     main, rest = (content, "") if content.lower().startswith(stem) else (title, content)
-    line = (f"- [{hit.get('type')}] {one_line(main, 240)} — "
-            f"{cite(hit.get('commit'), hit.get('url'))} · {hit.get('author') or '?'} · "
-            f"{(hit.get('date') or '')[:10]}")
-    return f"{line}\n  {one_line(rest, 240)}" if rest else line
+    line = (f"- [{hit.get('type')}] {inline(main, 240)} — "
+            f"{cite(hit.get('commit'), hit.get('url'))} · {inline(hit.get('author')) or '?'} · "
+            f"{inline((hit.get('date') or '')[:10])}")
+    return f"{line}\n  {inline(rest, 240)}" if rest else line
 
 
 def search_answer(data: dict, limit: int) -> Answer:
@@ -130,9 +134,9 @@ def search_answer(data: dict, limit: int) -> Answer:
     results = data.get("results") or []
     if data.get("abstained") or not results:
         return abstain({**data, "omitted": 0},
-                       f"Nothing in the history answers {data.get('query', '')!r} confidently "
+                       f"Nothing in the history answers {inline(repr(data.get('query', '')))} confidently "
                        "enough; WhyLens abstains rather than guess.")
-    header = f"{len(results)} result{'s' * (len(results) != 1)} for {data['query']!r}, best first:"
+    header = f"{len(results)} result{'s' * (len(results) != 1)} for {inline(repr(data['query']))}, best first:"
     fitted = fit(header, [Item("results", i, _hit_text(h)) for i, h in enumerate(results)], limit)
     return Answer(fitted.text, trim(data, fitted, ("results",)))
 
@@ -151,7 +155,7 @@ def pitfalls_answer(data: dict, limit: int, cut: int = 0) -> Answer:
                                                "rather than guess.")
     header = (f"{len(pitfalls)} known pitfall{'s' * (len(pitfalls) != 1)} in this repository's "
               f"history match{'es' * (len(pitfalls) == 1)} this error{note}, best first:")
-    items = [Item("pitfalls", i, f"- {p.get('message')} ({p.get('reason')}; "
+    items = [Item("pitfalls", i, f"- {inline(p.get('message'))} ({inline(p.get('reason'))}; "
                                  f"{cite(p.get('commit'), p.get('url'))})")
              for i, p in enumerate(pitfalls)]
     fitted = fit(header, items, limit)
@@ -162,8 +166,8 @@ def pitfalls_answer(data: dict, limit: int, cut: int = 0) -> Answer:
 
 def _suggestion_text(s: dict) -> str:
     side = "" if s.get("side") == "RIGHT" else " (deleted lines)"
-    where = f"`{s.get('path')}:{s.get('line')}`{side}" + (
-        f" in `{s['symbol']}`" if s.get("symbol") else "")
+    where = code(f"{s.get('path')}:{s.get('line')}") + side + (
+        f" in {code(s['symbol'])}" if s.get("symbol") else "")
     kind = KIND_TITLES.get(s.get("kind", ""), s.get("kind", ""))
     body = " ".join(str(s.get("body") or "").split())
     return f"- **{kind}** — {where} · confidence {float(s.get('confidence') or 0):.2f}\n  {body}"
@@ -177,7 +181,7 @@ def review_answer(data: dict, limit: int) -> Answer:
             if data.get("base") else "")
     note = ""
     if skipped:
-        names = ", ".join(f"`{s['path']}` ({s['reason']})" for s in skipped[:5])
+        names = ", ".join(f"{code(s['path'])} ({inline(s['reason'])})" for s in skipped[:5])
         note = f" Not reviewed: {names}{' …' if len(skipped) > 5 else ''}."
     data = {**data, "abstained": not suggestions}
     if not suggestions:

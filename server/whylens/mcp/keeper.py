@@ -16,13 +16,13 @@ import json
 import logging
 import os
 import subprocess
-import sys
 import threading
 import time
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
+from whylens import child_command, gitcli
 from whylens.errors import WhyLensError
 from whylens.history.links import WebLinks
 from whylens.index.reader import IndexReader
@@ -48,8 +48,8 @@ class IndexChild:
 
     def __init__(self, root: Path, index_dir: Path) -> None:
         index_dir.parent.mkdir(parents=True, exist_ok=True)
-        command = [sys.executable, "-m", "whylens", "index", "--repo", str(root),
-                   "--index-dir", str(index_dir), "--progress", "json"]
+        command = child_command("index", "--repo", str(root),
+                                "--index-dir", str(index_dir), "--progress", "json")
         self.proc = subprocess.Popen(command, cwd=str(root), stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.started = time.monotonic()
@@ -223,9 +223,10 @@ class IndexKeeper:
 def _head_sha(root: Path) -> str | None:
     """HEAD's sha from `git rev-parse` (None when it has no commits or git fails)."""
     try:
-        out = subprocess.run(["git", "rev-parse", "--verify", "-q", "HEAD"], cwd=root,
-                             capture_output=True, text=True, timeout=10, check=False,
-                             env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"})
+        out = subprocess.run(gitcli.command("git", "rev-parse", "--verify", "-q", "HEAD"),
+                             cwd=root, capture_output=True, text=True, check=False,
+                             timeout=gitcli.GIT_TIMEOUT_S, env=gitcli.environment(),
+                             stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired):
         return None
     return out.stdout.strip() or None if out.returncode == 0 else None

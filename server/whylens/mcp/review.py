@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import anyio
 
+from whylens import child_command
 from whylens.errors import InvalidInputError, WhyLensError
 from whylens.history.patch import MAX_PATCH_BYTES
 from whylens.mcp.keeper import IndexKeeper
@@ -48,8 +48,8 @@ def review_command(keeper: IndexKeeper, base: str | None, head: str | None,
                 f"the diff is {len(data) / 1e6:.1f} MB; the limit is {MAX_PATCH_BYTES / 1e6:.0f} "
                 "MB. Review a change that big by its revisions (base/head)")
     root = keeper.root  # raises the repository's problem, if it has one
-    command = [sys.executable, "-m", "whylens", "pr-comments", "--repo", str(root),
-               "--index-dir", str(keeper.index_dir()), "--format", "json"]
+    command = child_command("pr-comments", "--repo", str(root),
+                            "--index-dir", str(keeper.index_dir()), "--format", "json")
     if data is not None:
         command += ["--diff", "-"]
     command += [f"--base={base}"] if base else []

@@ -28,7 +28,7 @@ from whylens.mcp.budget import DEFAULT_TOKENS, MAX_TOKENS, MIN_TOKENS, char_budg
 from whylens.mcp.keeper import IndexBuilding, IndexKeeper
 from whylens.mcp.review import review_command, run_review
 from whylens.mcp.tools import explain_error_tool, search_tool, why_tool
-from whylens.models import ALL_TYPES
+from whylens.models import SEARCH_TYPES
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +115,7 @@ def build_server(keeper: IndexKeeper) -> MCPServer:
         path: Annotated[str | None, Field(description="only knowledge about files under this "
                                                       "path")] = None,
         type: Annotated[str | list[str] | None, Field(description=(
-            f"only these types: {', '.join(ALL_TYPES)} (one, comma-separated, or a list)"))] = None,
+            f"only these types: {', '.join(SEARCH_TYPES)} (one, comma-separated, or a list)"))] = None,
         max_tokens: MaxTokens = None,
     ) -> CallToolResult:
         """Search what the history knows (pitfalls, constraints, fixes, decisions), best first;

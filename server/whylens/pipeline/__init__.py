@@ -29,10 +29,10 @@ from whylens.history.links import WebLinks
 from whylens.history.merges import MergeFiles
 from whylens.history.repo import open_repository
 from whylens.history.walk import walk
-from whylens.index.store import PIPELINE_VERSION, IndexStore
+from whylens.index.store import PIPELINE_VERSION, IndexStore, outdated_reason
 from whylens.knowledge.extract import extract_units
 from whylens.locate import locate
-from whylens.models import FORMATTING_KIND, Commit
+from whylens.models import FORMATTING_KIND, Commit, SymbolEvent
 from whylens.pipeline.anchoring import (
     Anchoring,
     InProcessAnchoring,
@@ -65,7 +65,11 @@ def _read_meta(store: IndexStore) -> dict:
 
 def _plan(repo, meta: dict, head: str) -> tuple[str, list[str]]:
     """Choose the mode and the commits to exclude from the walk."""
-    if not meta or meta.get("pipeline_version") != PIPELINE_VERSION:
+    if not meta:
+        return "full", []
+    outdated = outdated_reason(meta)
+    if outdated:
+        log.warning("%s; rebuilding it", outdated)  # said once: the rebuild stamps the versions
         return "full", []
     last = meta.get("last_sha")
     if last and last == head:
@@ -111,7 +115,8 @@ def run_index(
             summary.seconds = time.monotonic() - started
             return summary
         total = _Total(repo, head, exclude)  # counting 100k commits takes seconds: meanwhile
-        report("mine", 0, 0)
+        probe = total.at_least(WORKER_PROBE)  # exact for a small history
+        report("mine", 0, total.value())
         links = WebLinks.from_remote(repo.remote_url() or "")
 
         with contextlib.ExitStack() as stack:
@@ -128,7 +133,7 @@ def run_index(
             head_blobs = blamed_files(repo, head, attributes)
             chosen: Anchoring = (
                 WorkerAnchoring(where.root, attributes, head_blobs)  # the repository opened here
-                if wants_worker(total.at_least(WORKER_PROBE), anchor_worker_min_commits)
+                if wants_worker(probe, anchor_worker_min_commits)
                 else InProcessAnchoring(blobs.read, attributes, head_blobs,
                                         stack.enter_context(MergeFiles(repo))))
             anchoring = stack.enter_context(chosen)
@@ -138,9 +143,11 @@ def run_index(
             # A first run (even resumed) writes blame as it goes; a later one replaces it.
             last = prior_meta.get("last_sha") if mode != "full" else None
             blame = IncrementalBlame(repo, last) if last else None
+            resumed = previous if mode == "resumed" else None
+            if resumed is not None:
+                _forget_vanished(repo, writer, resumed, head)
             windows = RecordWindows(writer, prior_meta.get("github_export"), mode == "full")
-            _Miner(anchoring, writer, previous if mode == "resumed" else None, windows, blame,
-                   summary, report, total).run(commits)
+            _Miner(anchoring, writer, resumed, windows, blame, summary, report, total).run(commits)
             summary.commits_total = total.value(wait=True)
             report("records", 0, 1)
             windows.finish()
@@ -175,13 +182,18 @@ class _Total:
 
     def at_least(self, n: int) -> int:
         _, out, _ = self._repo.run("rev-list", "--count", f"--max-count={n}", *self._args)
-        return int(out.strip() or 0)
+        found = int(out.strip() or 0)
+        if found < n and self._value is None:  # fewer than asked: that is the count
+            self._value = found
+        return found
 
     def value(self, wait: bool = False) -> int:
         """The count once known (0 before, unless ``wait``)."""
-        if self._value is None and (wait or self._proc.poll() is not None):
+        if self._proc is not None and (self._value is None or wait) and (
+                wait or self._proc.poll() is not None):
             out = self._proc.stdout.read() if self._proc.stdout else b""
             self._proc.close()
+            self._proc = None
             self._value = int(out.strip() or 0)
         return self._value or 0
 
@@ -224,14 +236,16 @@ class _Miner:
             walked += 1
             slim = _slim(commit)
             if self.resumed is None or not self.resumed.has_commit(commit.sha):
-                self._write(commit, events)
+                changes = self._write(commit, events)
                 batch.append(slim)
+            else:  # records are built from the events as stored, here as a killed run stored them
+                changes = self.resumed.events_of(commit.sha)
             if self.blame is None:
                 writer.add_blame(runs)
             else:
                 self.blame.add(commit, runs)
             summary.blame_runs += len(runs)
-            self.windows.add(slim, events)
+            self.windows.add(slim, changes)
             if len(batch) >= BATCH_COMMITS:
                 writer.add_commits(batch)
                 batch = []
@@ -246,18 +260,34 @@ class _Miner:
         writer.add_commits(batch)
         self.report("mine", walked, self.total.value(wait=True))
 
-    def _write(self, commit: Commit, events) -> None:
-        symbols = tuple(dict.fromkeys(e.symbol for e in events if e.kind != FORMATTING_KIND))
+    def _write(self, commit: Commit, events: list[SymbolEvent]) -> list[SymbolEvent]:
+        """Store the commit's units and events; returns its substantive events as stored
+        (what ``IndexReader.events_of`` reads back), which the decision records are built from.
+        Formatting events are stored for the card's collapsed line, never counted as changes."""
+        changes = [e for e in events if e.kind != FORMATTING_KIND]
         units = extract_units(commit, files=tuple(c.path for c in commit.changes),
-                              symbols=symbols)
+                              symbols=tuple(dict.fromkeys(e.symbol for e in changes)),
+                              events=changes)
         self.writer.add_units(units)
-        self.writer.add_events(events)
+        stored = [e for e in self.writer.add_events(events) if e.kind != FORMATTING_KIND]
         summary = self.summary
         summary.commits_indexed += 1
         summary.units += len(units)
-        summary.events += len(events)
+        summary.events += len(stored)
         if commit.skip_reason:
             summary.filtered[commit.skip_reason] += 1
+        return stored
+
+
+def _forget_vanished(repo, writer, resumed, head: str) -> None:
+    """Commits a killed run wrote that left the branch before this resume (a rebase, a reset):
+    removed, with their units, records and events, before the walk, so the records resting on
+    them are rebuilt without them, as a clean run would have them."""
+    _, out, _ = repo.run("rev-list", head, "--")
+    stale = resumed.commit_shas() - set(out.decode("ascii", "replace").split())
+    if stale:
+        log.info("forgetting %d commits that left the history since the killed run", len(stale))
+        writer.remove_commits(sorted(stale))
 
 
 def _jsonable(stats: dict) -> dict:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterable
 
+from whylens.gitcli import path_text
 from whylens.models import Commit
 from whylens.symbols.blame import BlameRun, Segment
 from whylens.symbols.languages import language_for_path
@@ -29,7 +30,7 @@ def tree_blobs(repo, rev: str, max_size: int | None = None) -> dict[str, str]:
         if len(parts) == 4 and parts[1] == b"blob":
             if max_size is not None and parts[3].isdigit() and int(parts[3]) > max_size:
                 continue
-            found[raw_path.decode("utf-8", "replace")] = parts[2].decode()
+            found[path_text(raw_path)] = parts[2].decode()
     return found
 
 

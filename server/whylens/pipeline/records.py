@@ -22,7 +22,8 @@ from pathlib import Path
 from whylens.errors import WhyLensError
 from whylens.models import Commit, Record, SymbolEvent
 from whylens.records.github import load_export, merge_tracker
-from whylens.records.history import build_records, coalesce_with, revert_pairs
+from whylens.records.history import build_records, coalesce_with
+from whylens.records.reverts import revert_pairs
 
 log = logging.getLogger(__name__)
 

@@ -1,74 +1,28 @@
-"""Deterministic record fields from a numbered thread: problem, cause, decision, rejected, supersedes.
+"""Record fields from a numbered thread: problem, cause, decision, rejected, supersedes.
 
-Each field is a list of sentences chosen by marker phrases (the table below); a sentence keeps the
-unit it came from. A sentence may serve two fields ("use a lock instead of a global flag" is both
-the decision and a rejected alternative). No model: the same thread always gives the same fields.
+Each field is a list of sentences, each keeping the thread unit it came from. The sentence
+classifier chooses them (``records.distil``); the marker phrases of ``knowledge.cues`` are the
+rules used when its data is unavailable. Deterministic: the same thread always gives the same
+fields.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
+from whylens.knowledge.classify import default_model
+from whylens.knowledge.cues import ACTION_VERBS, BEFORE, CAUSE, DECISION, REJECTED, TRIVIAL
+from whylens.knowledge.features import CommitKind
 from whylens.models import Claim
+from whylens.records.distil import distil
 from whylens.records.thread import sentences
 
 MAX_CLAIMS = 3  # per field: a record is a summary, the thread is one click away
 MAX_CLAIM_CHARS = 400
 MIN_CLAIM_WORDS = 4
 
-CAUSE = re.compile(
-    r"""\b(?:because|caused\ by|due\ to|root[\ -]cause|as\ a\ result\ of
-    | the\ (?:real\ |underlying\ |actual\ )?(?:problem|issue|bug|cause|reason)\ (?:was|is|here\ is)
-      (?!\ (?:now\ )?(?:fixed|resolved|solved|addressed|gone|closed|avoided))
-    | (?:happens|happened|occurs|occurred|fails|failed|breaks|broke|hangs|crashes)\ (?:only\ )?(?:when|if|because)
-    | (?:leads?|led)\ to | resulted\ in | results\ in | this\ (?:was|is)\ because
-    | which\ (?:means|meant|caused|causes)
-    | (?:was|were|is|are)\ (?:never|not)\ (?:being\ )?(?:closed|released|reset|called|set|handled|checked)
-    )\b | ,\ so\ (?!that\b|far\b|much\b|many\b)""",
-    re.IGNORECASE | re.VERBOSE,
-)
-DECISION = re.compile(
-    r"""\b(?:instead(?!\ of) | switch(?:es|ed|ing)?\ (?:over\ )?to | we\ now | (?:it|this|requests?|now)\ now\ \w+
-    | now\ (?:uses?|returns?|raises?|checks?|handles?|accepts?|passes?|calls?|ignores?|supports?
-            |defaults?|sends?|reads?|writes?|only|always|never|respects?|keeps?|closes?|falls?\ back)
-    | this\ (?:pr|pull\ request|patch|commit|change|changeset|diff)\b | this\ changes
-    | (?:we|i)\ (?:changed|moved|replaced|switched|decided|chose|opted|now|instead)
-    | (?:the\ )?(?:fix|solution|approach)\ (?:here\ )?(?:is|was)\ to | fixed\ by
-    | by\ (?:using|passing|adding|making|switching)
-    )\b""",
-    re.IGNORECASE | re.VERBOSE,
-)
-# An imperative or past-tense action verb opening a sentence ("Use X", "Removed Y") is a decision.
-# "Fix X" and "Improve X" are left out on purpose: they name the problem, not the approach.
-ACTION_VERBS = frozenset(
-    """use uses used switch switched replace replaced move moved make made add added remove removed
-    avoid avoided ensure ensured handle handled allow allowed prevent prevented change
-    changed refactor refactored introduce introduced implement implemented drop dropped deprecate
-    deprecated support rewrite rewrote simplify simplified raise return pass set convert converted
-    keep skip stop stopped only restore restored revert reverted default defaulted respect
-    catch caught close closed reuse reused wrap wrapped defer deferred limit limited
-    guard guarded cache cached retry retried rename renamed validate validated
-    normalize normalise normalized normalised expose exposed""".split()
-)
-# Sentences about process, not the approach: never a decision on their own.
-TRIVIAL = re.compile(
-    r"\b(?:typo|lint|flake8|pep8|black|ruff|isort|format(?:ting)?|whitespace|changelog|history\.rst"
-    r"|authors|readme|docs?|documentation|tests?|ci|travis|tox|merge|rebase|wip|review|nit|version)\b",
-    re.IGNORECASE,
-)
-REJECTED = re.compile(
-    r"""\b(?:instead\ of|rather\ than|in\ favou?r\ of
-    | (?:we|i)\ (?:also\ |first\ |originally\ |initially\ )?(?:considered|tried|looked\ at|thought\ about)
-    | considered\ (?:using|adding|making|changing|removing)
-    | (?:didn'?t|did\ not|doesn'?t|does\ not|won'?t|wouldn'?t|would\ not|can'?t|cannot|couldn'?t)\ work
-    | alternatives?|alternatively|another\ (?:option|approach|way)|the\ other\ (?:option|approach)
-    | (?:was|were)\ rejected | not\ (?:an\ )?option | (?:we|i)\ could\ (?:have|also)
-    | a\ (?:simpler|cleaner|different)\ (?:fix|approach|way)\ would
-    )\b""",
-    re.IGNORECASE | re.VERBOSE,
-)
-_BEFORE = re.compile(r"^(?:prior\ to|before|until)\ this\b", re.IGNORECASE)
 SUPERSEDES = re.compile(
     r"\b(?:supersed(?:es|ed|ing)|replac(?:es|ed|ing)|obsoletes?|in\ favou?r\ of|follow[- ]up\ (?:to|of))"
     r"\s+(?:(?:pr|pull\ request|issue|the\ (?:fix|change|approach)\ (?:in|from))\s+)?"
@@ -85,14 +39,23 @@ class Fields:
     rejected: tuple[Claim, ...]
 
 
-def extract_fields(title: str, units, summary_unit: str | None = "U1", opening: bool = True) -> Fields:
-    """The deterministic fields of a thread whose title sits in unit ``summary_unit``.
+def extract_fields(title: str, units, summary_unit: str | None = "U1", opening: bool = True,
+                   kind: CommitKind | None = None, use_model: bool = True,
+                   subjects: Iterable[str] = ()) -> Fields:
+    """The fields of a thread whose title sits in unit ``summary_unit``: chosen by the sentence
+    classifier (``records.distil``; ``kind`` says what the work touched, ``subjects`` are its
+    commits' subjects), or by the rules when its data is unavailable (or ``use_model`` is False):
 
     problem: the title, plus (``opening``) the first sentence of the description when there is
     one (a commit record's problem is its subject alone);
     decision: marker sentences, else the title when it names an action (the PR summary).
     """
     title = next((u.text for u in units if u.id == summary_unit), title)  # the cleaned title
+    model = default_model() if use_model else None
+    if model is not None:
+        title_claim = Claim(_cap(title), summary_unit) if summary_unit and title.strip() else None
+        claims = [c for c in _claims(units) if c.unit != summary_unit]
+        return Fields(*distil(title_claim, claims, kind or CommitKind(), model, subjects))
     candidates = _claims(units)
     cause = _pick(candidates, lambda s: CAUSE.search(s))
     rejected = _pick(candidates, lambda s: REJECTED.search(s))
@@ -101,6 +64,25 @@ def extract_fields(title: str, units, summary_unit: str | None = "U1", opening: 
     if not decision and summary_unit and _opens_with_action(title) and _says_something(title):
         decision = (Claim(_cap(title), summary_unit),)
     return Fields(problem, cause, decision, rejected)
+
+
+def explains(title: str, fields: Fields) -> bool:
+    """The work says something beyond its title: a problem, a cause, a rejected alternative, or
+    a decision that is not the title again. Work known only by its title is a change in the
+    history, never a symbol's decision (it is left unanchored)."""
+    words = lambda text: re.findall(r"[^\W\d_]+", strip_refs(text).lower())  # noqa: E731
+    return bool(fields.problem or fields.cause or fields.rejected or any(
+        words(c.text) != words(title) for c in fields.decision))
+
+
+def strip_refs(text: str) -> str:
+    """A title without its issue / PR references: "x (fix #533)" is "x"."""
+    return _TITLE_REFS.sub(" ", text)
+
+
+_TITLE_REFS = re.compile(
+    r"[(\[;,]?\s*(?:(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|refs?|see)\s*)?"
+    r"(?:[\w.-]+/[\w.-]+)?#\d+\s*[)\]]?", re.I)
 
 
 def supersedes_refs(raw_text: str) -> tuple[str, ...]:
@@ -117,7 +99,8 @@ def thread_shape(units, fields: Fields) -> str:
     words = sum(len(u.text.split()) for u in units)
     if len(units) <= 2 or words < 40:
         return "thin"
-    if fields.cause or (fields.rejected and len({u.author for u in units}) > 1):
+    explains = fields.cause or any(CAUSE.search(u.text) for u in units)
+    if explains or (fields.rejected and len({u.author for u in units}) > 1):
         return "investigation"
     return "review_stream"
 
@@ -126,11 +109,16 @@ def thread_shape(units, fields: Fields) -> str:
 _DANGLING = re.compile(r"\b(?:to|for|of|in|with|by|from|the|a|an|see|and|or|at|on|per)\W*$", re.IGNORECASE)
 
 
+_CONTENT_WORD = re.compile(r"[A-Za-z]{3,}")  # ". as [$i, $j] | ..." is code, not a claim
+
+
 def _claims(units) -> list[Claim]:
     out = []
     for unit in units:
         for text in sentences(unit.text):
-            if len(text.split()) >= MIN_CLAIM_WORDS and not _DANGLING.search(text):
+            if len(text.split()) >= MIN_CLAIM_WORDS and not _DANGLING.search(text) \
+                    and len(_CONTENT_WORD.findall(text)) >= MIN_CLAIM_WORDS - 1 \
+                    and not text.rstrip().endswith(":"):  # a lead-in whose block is gone
                 out.append(Claim(_cap(text), unit.id))
     return out
 
@@ -150,7 +138,7 @@ def _pick(candidates: list[Claim], test) -> tuple[Claim, ...]:
 
 
 def _is_decision(text: str) -> bool:
-    if _BEFORE.match(text):
+    if BEFORE.match(text):
         return False  # "Prior to this patch, X happened" tells the problem, not the approach
     if DECISION.search(text):
         return True

@@ -24,6 +24,7 @@ from pathlib import Path
 from whylens.errors import InvalidInputError
 from whylens.history.links import closing_refs
 from whylens.models import Commit, Record, SymbolEvent
+from whylens.records.about import explained_anchors
 from whylens.records.extract import extract_fields, supersedes_refs, thread_shape
 from whylens.records.github_api import fetch  # noqa: F401  (the opt-in live fetch, re-exported)
 from whylens.records.history import MAX_ANCHORS, anchors_for, brought_in, coalesce, files_for, generations
@@ -139,8 +140,9 @@ def _add_closers(out: dict[str, Record], number: int, export: Export, by_sha, ev
     extra = tuple(s for s in closers if s not in record.fixing_commits)
     if extra:
         fixing = record.fixing_commits + extra
-        out[record.id] = replace(record, fixing_commits=fixing, fix_edge_source="provider",
-                                 anchors=_union(record.anchors, anchors_for(fixing, events)))
+        record = replace(record, fixing_commits=fixing, fix_edge_source="provider")
+        out[record.id] = replace(record, anchors=explained_anchors(
+            record, _union(record.anchors, anchors_for(fixing, events)), events))
 
 
 def _pull_record(number, pull, issue_no, export, old, by_sha, events, depth) -> Record | None:
@@ -212,13 +214,14 @@ def _record(*, id, kind, number, partner, title, builder, fixing, old, by_sha, e
     anchors = _union(old.anchors if old else (), anchors_for(fixing, events))
     files = _union(old.files if old else (), files_for(known))
     supersedes = tuple(dict.fromkeys((*(old.supersedes if old else ()), *supersedes_refs(raw))))
-    return Record(
+    record = Record(
         id=id, kind=kind, number=number, title=title, problem=fields.problem, cause=fields.cause,
         decision=fields.decision, rejected=fields.rejected, fixing_commits=tuple(fixing),
         partner=partner, merged=merged, supersedes=supersedes, fix_edge_source=edge,
         thread_shape=thread_shape(units, fields), distilled_by="rules", thread=units,
         anchors=anchors, files=files, author=author, date=date or (old.date if old else ""), url=url,
     )
+    return replace(record, anchors=explained_anchors(record, anchors, events))
 
 
 def _add_item(builder: ThreadBuilder, item: dict, number: int, export: Export) -> None:

@@ -20,13 +20,20 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
-from whylens.history.links import closing_refs, pr_number, revert_subject, reverted_shas
+from whylens.history.links import closing_refs, pr_number, revert_subject
+from whylens.knowledge.clean import clean_inline
+from whylens.knowledge.features import commit_kind
+from whylens.knowledge.subjects import housekeeping_work
 from whylens.models import Commit, Record, SymbolEvent
-from whylens.records.extract import CAUSE, DECISION, REJECTED, extract_fields, supersedes_refs, thread_shape
+from whylens.records.about import explained_anchors
+from whylens.records.extract import (
+    CAUSE, DECISION, REJECTED, explains, extract_fields, supersedes_refs, thread_shape,
+)
 from whylens.records.thread import ThreadBuilder, commit_thread, paragraphs, strip_pr_suffix
 
 SKIPPED = ("bot", "release", "trivial", "ignored")
-MAX_ANCHORS = 40  # a sweeping change is not the story of each symbol it touched
+MAX_ANCHORS = 40  # anchors kept when records of one piece of work are coalesced
+SWEEPING_SYMBOLS = 25  # work that changed more symbols than this is anchored to none
 MAX_FILES = 60
 SUBSTANTIVE_BODY_WORDS = 12  # a body this long explains something even without a marker phrase
 
@@ -97,43 +104,6 @@ def build_records(commits: list[Commit], events_by_commit: dict[str, list[Symbol
     records = [_finish(w, events_by_commit) for w in works.values()]
     records.sort(key=lambda r: (r.date, r.id), reverse=True)
     return records
-
-
-def revert_pairs(commits: list[Commit]) -> list[tuple[str, str]]:
-    """(reverting sha, reverted sha) for every revert whose target can be named.
-
-    ``This reverts commit <sha>`` names it (an abbreviated sha is resolved among ``commits``);
-    otherwise ``Revert "<subject>"`` finds the newest earlier commit with that subject.
-    """
-    ordered = sorted(commits, key=lambda c: (c.timestamp, c.sha))
-    shas = [c.sha for c in ordered]
-    pairs: list[tuple[str, str]] = []
-    for index, commit in enumerate(ordered):
-        targets = []
-        for named in reverted_shas(commit.message):
-            full = named if len(named) == 40 else next((s for s in shas if s.startswith(named)), None)
-            if full and full != commit.sha:
-                targets.append(full)
-        if not targets:
-            subject = revert_subject(commit.subject)
-            if subject:
-                earlier = [c for c in ordered[:index] if c.subject == subject]
-                if earlier:
-                    targets.append(earlier[-1].sha)
-        pairs.extend((commit.sha, t) for t in dict.fromkeys(targets))
-    return pairs
-
-
-def effective_reverts(pairs: list[tuple[str, str]]) -> set[str]:
-    """Shas that stay reverted: a revert that was itself reverted no longer counts."""
-    reverted_by: dict[str, list[str]] = {}
-    for reverting, reverted in pairs:
-        reverted_by.setdefault(reverted, []).append(reverting)
-
-    def stands(sha: str, depth: int = 0) -> bool:  # a revert stands unless reverted in turn
-        return depth > 20 or not any(stands(r, depth + 1) for r in reverted_by.get(sha, ()))
-
-    return {sha for sha, by in reverted_by.items() if any(stands(r) for r in by)}
 
 
 def coalesce(old: Record, new: Record) -> Record:
@@ -288,9 +258,10 @@ def _merge_work(merge: Commit, number: int, brought: list[Commit]) -> _Work:
 def _squash_work(commit: Commit, number: int) -> _Work:
     title = strip_pr_suffix(commit.subject)
     work = _Work(f"pr-{number}", "pr", number, title, commit, [commit], author=commit.author)
+    # one commit holds the whole PR: its description is that commit's message
     work.builder.add_paragraph(paragraphs(title)[0] if paragraphs(title) else title, "description",
-                               commit.author)
-    work.builder.add_text(commit.body, "description", commit.author)
+                               commit.author, commit=commit.sha)
+    work.builder.add_text(commit.body, "description", commit.author, commit=commit.sha)
     work.raw.append(commit.message)
     return _with_closing_issue(work)
 
@@ -334,11 +305,19 @@ def _has_rationale(commit: Commit) -> bool:
 
 def _finish(work: _Work, events_by_commit: dict[str, list[SymbolEvent]]) -> Record:
     units = work.builder.freeze()
-    fields = extract_fields(work.title, units, units[0].id if units else None,
-                            opening=work.kind != "commit")
-    anchors = anchors_for([c.sha for c in work.commits], events_by_commit)
     files = files_for(work.commits)
-    return Record(
+    landing = work.landing
+    kind = commit_kind(landing.subject, files, work.number, len(landing.parents) > 1,
+                       units[0].text if units else "")
+    subjects = {clean_inline(strip_pr_suffix(c.subject)) for c in work.commits}
+    fields = extract_fields(work.title, units, units[0].id if units else None,
+                            opening=work.kind != "commit", kind=kind, subjects=subjects)
+    # Housekeeping (a release, AUTHORS, lint, CI, docs) and work known only by its title are
+    # never a symbol's decision: unanchored, they stay findable by search; no card counts them.
+    # Otherwise it is anchored to the symbols it has something to say about (records.about).
+    anchors = () if housekeeping_work(work.title, files) or not explains(work.title, fields) \
+        else anchors_for([c.sha for c in work.commits], events_by_commit)
+    record = Record(
         id=work.id, kind=work.kind, number=work.number, title=work.title,
         problem=fields.problem, cause=fields.cause, decision=fields.decision, rejected=fields.rejected,
         fixing_commits=tuple(c.sha for c in work.commits), partner=work.partner, merged=True,
@@ -346,10 +325,12 @@ def _finish(work: _Work, events_by_commit: dict[str, list[SymbolEvent]]) -> Reco
         thread_shape=thread_shape(units, fields), distilled_by="rules", thread=units,
         anchors=anchors, files=files, author=work.author, date=work.landing.date,
     )
+    return replace(record, anchors=explained_anchors(record, anchors, events_by_commit))
 
 
 def anchors_for(shas, events_by_commit: dict[str, list[SymbolEvent]]) -> tuple[str, ...]:
-    """Symbols the commits substantively changed (not deleted), most-changed first, capped."""
+    """Symbols the commits substantively changed (not deleted), most-changed first; none for a
+    sweeping change."""
     counts: Counter = Counter()
     for sha in shas:
         for event in events_by_commit.get(sha, ()):
@@ -357,6 +338,8 @@ def anchors_for(shas, events_by_commit: dict[str, list[SymbolEvent]]) -> tuple[s
                 counts[event.symbol] += 1
     # Ties by name, so the answer does not depend on the order events were read back in (a
     # resumed run reads the events of commits a killed run wrote from the index).
+    if len(counts) > SWEEPING_SYMBOLS:
+        return ()  # "Add initial type hints", "drop Python 2.7": no one symbol's decision
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     return tuple(name for name, _ in ranked)[:MAX_ANCHORS]
 

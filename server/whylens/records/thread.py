@@ -2,7 +2,9 @@
 
 Every paragraph of prose becomes one ``ThreadUnit`` (``U1``, ``U2``, … in the order added); a
 list item counts as a paragraph. Every sentence extracted from a unit is a ``Claim`` that keeps
-the unit id, so whatever a record says can be cited to the paragraph it came from.
+the unit id, so whatever a record says can be cited to the paragraph it came from, and through it
+to the commit whose message said it (``ThreadUnit.commit``; None for a PR or issue description,
+which speaks for the work as a whole).
 
 Prose is cleaned first with ``knowledge.clean``: code blocks, tracebacks, quoted diffs, trailers,
 HTML and PR-template boilerplate are dropped; short inline code spans stay as plain words.
@@ -64,16 +66,18 @@ class ThreadBuilder:
 
     units: list[ThreadUnit] = field(default_factory=list)
 
-    def add_text(self, text: str, kind: str, author: str = "", url: str | None = None) -> list[str]:
+    def add_text(self, text: str, kind: str, author: str = "", url: str | None = None,
+                 commit: str | None = None) -> list[str]:
         """Add every paragraph of ``text``; return the new unit ids."""
         ids = []
         for para in paragraphs(text):
-            unit_id = self.add_paragraph(para, kind, author, url)
+            unit_id = self.add_paragraph(para, kind, author, url, commit)
             if unit_id:
                 ids.append(unit_id)
         return ids
 
-    def add_paragraph(self, text: str, kind: str, author: str = "", url: str | None = None) -> str | None:
+    def add_paragraph(self, text: str, kind: str, author: str = "", url: str | None = None,
+                      commit: str | None = None) -> str | None:
         """Add one already-clean paragraph (a title, a subject); None when the thread is full."""
         if kind not in UNIT_KINDS:
             raise ValueError(f"unknown thread unit kind {kind!r}")
@@ -81,13 +85,14 @@ class ThreadBuilder:
         if not text or len(self.units) >= MAX_UNITS:
             return None
         unit_id = f"U{len(self.units) + 1}"
-        self.units.append(ThreadUnit(id=unit_id, author=author, kind=kind, text=text, url=url))
+        self.units.append(ThreadUnit(id=unit_id, author=author, kind=kind, text=text, url=url,
+                                     commit=commit))
         return unit_id
 
     def extend(self, units) -> None:
         """Append units from another thread, renumbered so ids stay ``U1..Un`` in order."""
         for unit in units:
-            self.add_paragraph(unit.text, unit.kind, unit.author, unit.url)
+            self.add_paragraph(unit.text, unit.kind, unit.author, unit.url, unit.commit)
 
     def freeze(self) -> tuple[ThreadUnit, ...]:
         return tuple(self.units)
@@ -99,8 +104,8 @@ def commit_thread(commit, builder: ThreadBuilder | None = None, title: bool = Tr
     if title:
         subject = clean_inline(strip_pr_suffix(commit.subject))
         if subject:
-            builder.add_paragraph(subject, "commit", commit.author)
-    builder.add_text(commit.body, "commit", commit.author)
+            builder.add_paragraph(subject, "commit", commit.author, commit=commit.sha)
+    builder.add_text(commit.body, "commit", commit.author, commit=commit.sha)
     return builder
 
 

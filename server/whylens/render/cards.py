@@ -1,149 +1,176 @@
-"""A symbol's Story → the hover card (short) and the rationale view (everything), as markdown.
+"""A symbol's Story → the hover card (at most ``MAX_CARD_CHARS``) and the Story as data.
 
 Every line carries its provenance: commit / PR / issue links when the web base is known (from the
-index meta), plain short shas and ``#N`` otherwise.
+index meta), plain short shas and ``#N`` otherwise. Text from the history goes through
+``markup.inline`` / ``markup.code``: it shows as text, never as markup. The line helpers here are
+shared with the rationale view (``render.rationale``).
 """
 
 from __future__ import annotations
 
-from whylens.models import HistoryEntry, Record, Story, Unit
+import re
+from typing import Any
+
 from whylens.history.links import WebLinks
+from whylens.models import HistoryEntry, LineChange, Record, Reversal, Story, Unit
+from whylens.records.extract import strip_refs
+from whylens.markup import code, inline
 from whylens.retrieval.citations import (
     change_ref,
     change_url,
-    commit_ref,
     item_url,
-    one_line,
     record_ref,
 )
 
 MAX_CARD_CHARS = 1200
 CARD_RECORDS = 2
-CARD_PITFALLS = 3
+CARD_UNITS = 3
 CARD_CHANGES = 3
+CARD_REVERSALS = 1
 UNIT_LABELS = {"pattern": "Pitfall", "fact": "Constraint", "skill": "Fix"}
 LABEL = "distilled, unreviewed"
 
 
-def _title(story: Story) -> str:
-    return f"`{story.symbol.name}`" if story.symbol else f"`{story.path}`"
+def title(story: Story) -> str:
+    return code(story.symbol.name) if story.symbol else code(story.path)
 
 
-def _day(date: str) -> str:
-    return (date or "")[:10]
+def day(date: str) -> str:
+    return inline((date or "")[:10])
+
+
+def same_text(a: str, b: str) -> bool:
+    """The same words, whatever the markup, case, punctuation or issue references (a cleaned
+    title is the title)."""
+    words = lambda text: re.findall(r"[^\W\d_]+", strip_refs(text).lower())  # noqa: E731
+    return words(a) == words(b)
+
+
+def outcome(story: Story, record: Record) -> str:
+    return dict(story.outcomes).get(record.id, "landed")
+
+
+def record_summary(record: Record, limit: int) -> str:
+    """"problem → decision; rejected: …" with nothing said twice (the title only when the
+    record says nothing else)."""
+    problem = record.problem.text if record.problem else ""
+    decisions = [c.text for c in record.decision if not same_text(c.text, problem)]
+    head = problem or (decisions.pop(0) if decisions else record.title)
+    text = inline(head, limit)
+    if decisions:
+        text += f" → {inline(decisions[0], limit)}"
+    if record.rejected:
+        text += f"; rejected: {inline(record.rejected[0].text, limit // 2)}"
+    return text
+
+
+def unit_text(unit: Unit, links: WebLinks | None, limit: int) -> str:
+    return f"{inline(unit.content or unit.title, limit)} ({change_ref(unit.commit, unit.pr, links)})"
+
+
+def reversal_line(reversal: Reversal, links: WebLinks | None, limit: int) -> str:
+    """"<what it said> — reverted in #12 (`abc1234`): <why>"."""
+    item = reversal.item
+    said = record_summary(item, limit) if isinstance(item, Record) else inline(
+        item.content or item.title, limit)
+    where = ""
+    if reversal.how == "reverted" and reversal.by:
+        where = f" in {change_ref(reversal.by, reversal.by_pr, links)}"
+    elif reversal.how == "superseded" and reversal.by:
+        where = f" by {code(reversal.by)}"
+    reason = f": {inline(reversal.reason, limit)}" if reversal.reason else ""
+    return f"{said} — *{reversal.how}{where}*{reason}"
+
+
+def line_text(change: LineChange, links: WebLinks | None, limit: int) -> str:
+    """"Line 42 last changed in #12 (`abc1234`), 2023-01-02, Ada: subject — why"."""
+    e = change.entry
+    text = (f"**Line {change.line}** last changed in {change_ref(e.commit, e.pr, links)}, "
+            f"{day(e.date)}, {inline(e.author)}: {inline(e.subject, limit)}")
+    why = line_rationale(change)
+    return text + (f" — {inline(why, limit)}" if why else "")
+
+
+def line_rationale(change: LineChange) -> str:
+    """What the history says of the commit behind a line: its knowledge, else its record."""
+    for unit in sorted(change.units, key=lambda u: -u.weight):
+        if not same_text(unit.content, change.entry.subject):
+            return unit.content
+    record = change.record
+    if record is not None:
+        for claim in (*record.cause, *([record.problem] if record.problem else []), *record.decision):
+            if not same_text(claim.text, change.entry.subject):
+                return claim.text
+    return ""
 
 
 def _summary_line(story: Story, links: WebLinks | None) -> str:
-    line = f"**{_title(story)}** — {story.summary or 'no recorded history'}"
-    if story.history:
-        newest = story.history[0]
+    line = f"**{title(story)}** — {inline(story.summary) or 'no recorded history'}"
+    if story.changes:
+        newest = story.changes[0]
         line += f" ({change_ref(newest.commit, newest.pr, links)})"
     return line
 
 
-def _outcome(story: Story, record: Record) -> str:
-    return dict(story.outcomes).get(record.id, "landed")
-
-
-def _record_line(story: Story, record: Record, links: WebLinks | None, limit: int) -> str:
-    problem = record.problem.text if record.problem else record.title
-    decision = record.decision[0].text if record.decision else ""
-    text = one_line(problem, limit)
-    if decision and " ".join(decision.split()).lower() != " ".join(problem.split()).lower():
-        text += f" → {one_line(decision, limit)}"
-    if record.rejected:
-        text += f"; rejected: {one_line(record.rejected[0].text, limit // 2)}"
-    return f"- {record_ref(record, links)} {text} — *{_outcome(story, record)}*"
-
-
-def _unit_line(unit: Unit, links: WebLinks | None, limit: int) -> str:
-    label = UNIT_LABELS.get(unit.type, unit.type)
-    return (f"- **{label}:** {one_line(unit.content or unit.title, limit)} "
-            f"({change_ref(unit.commit, unit.pr, links)})")
-
-
 def _change_line(entry: HistoryEntry, links: WebLinks | None, limit: int) -> str:
-    return (f"- {one_line(entry.subject, limit)} — {change_ref(entry.commit, entry.pr, links)}"
-            f" · {_day(entry.date)}")
+    return (f"- {inline(entry.subject, limit)} — {change_ref(entry.commit, entry.pr, links)}"
+            f" · {day(entry.date)}")
 
 
-def _card_sections(story: Story, links: WebLinks | None, limit: int,
-                   counts: tuple[int, ...]) -> list[str]:
-    n_records, n_units, n_changes = counts
+def _card_units(story: Story) -> list[Unit]:
+    """Pitfalls, then constraints (fixes live in the full view)."""
+    return [u for kind in ("pattern", "fact") for u in story.units if u.type == kind]
+
+
+def _card(story: Story, links: WebLinks | None, limit: int, counts: list[int]) -> str:
+    n_records, n_units, n_changes, n_reversals = counts
     lines = [_summary_line(story, links)]
+    if story.line_change is not None:
+        lines += ["", line_text(story.line_change, links, limit)]
     if story.records and n_records:
         lines += ["", f"**Decisions** ({LABEL})"]
-        lines += [_record_line(story, r, links, limit) for r in story.records[:n_records]]
-    pitfalls = [u for u in story.units if u.type in ("pattern", "fact")]
-    if pitfalls and n_units:
+        lines += [f"- {record_ref(r, links)} {record_summary(r, limit)} — *{outcome(story, r)}*"
+                  for r in story.records[:n_records]]
+    units = _card_units(story)
+    if units and n_units:
         lines += ["", "**Pitfalls & constraints**"]
-        lines += [_unit_line(u, links, limit) for u in pitfalls[:n_units]]
-    if story.history and n_changes:
+        lines += [f"- **{UNIT_LABELS[u.type]}:** {unit_text(u, links, limit)}" for u in units[:n_units]]
+    if story.reversals and n_reversals:
+        lines += ["", "**Reverted**"]
+        lines += [f"- {reversal_line(r, links, limit // 2)}" for r in story.reversals[:n_reversals]]
+    if story.changes and n_changes:
         lines += ["", "**Recent changes**"]
-        lines += [_change_line(e, links, limit) for e in story.history[:n_changes]]
-    return lines
+        lines += [_change_line(e, links, limit) for e in story.changes[:n_changes]]
+    return "\n".join(lines)
 
 
 def hover_card(story: Story, links: WebLinks | None = None, max_chars: int = MAX_CARD_CHARS) -> str | None:
     """The hover markdown, at most ``max_chars``; None when nothing is known (no empty card)."""
     if not story.known:
         return None
-    counts = [CARD_RECORDS, CARD_PITFALLS, CARD_CHANGES]
-    # Shorten lines first, then drop the oldest items, until the card fits.
+    counts = [CARD_RECORDS, CARD_UNITS, CARD_CHANGES, CARD_REVERSALS]
+    # Shorten lines first, then drop the least explanatory items, until the card fits.
     for limit in (140, 100, 70, 50):
-        text = "\n".join(_card_sections(story, links, limit, tuple(counts)))
+        text = _card(story, links, limit, counts)
         if len(text) <= max_chars:
             return text
-    while any(counts):
-        index = max(range(3), key=lambda i: (counts[i], -i))
-        counts[index] -= 1
-        text = "\n".join(_card_sections(story, links, 50, tuple(counts)))
+    for index in (2, 2, 2, 1, 1, 0, 3, 1, 0):  # changes, then units, records, what was reverted
+        counts[index] = max(0, counts[index] - 1)
+        text = _card(story, links, 50, counts)
         if len(text) <= max_chars:
             return text
-    return _summary_line(story, links)[:max_chars]
+    bare = _summary_line(story, links)
+    if story.line_change is not None:  # the line asked about outlives everything else
+        with_line = f"{bare}\n\n{line_text(story.line_change, links, 50)}"
+        if len(with_line) <= max_chars:
+            return with_line
+    return bare[:max_chars]
 
 
-def rationale(story: Story, links: WebLinks | None = None) -> str:
-    """The whole story as markdown: summary, decision records, units by type, full history."""
-    lines = [f"## {_title(story)}", "", f"{story.summary or 'no recorded history'} · `{story.path}`"]
-    if story.symbol and story.symbol.start_line:
-        lines[-1] += f" lines {story.symbol.start_line}–{story.symbol.end_line} ({story.symbol.kind})"
-    if not story.known:
-        lines += ["", "Nothing in this repository's history explains this code yet."]
-        return "\n".join(lines)
-    if story.records:
-        lines += ["", f"### Decisions ({LABEL})"]
-        for record in story.records:
-            lines += ["", f"**{record_ref(record, links)} {one_line(record.title, 200)}** — "
-                          f"outcome: *{_outcome(story, record)}*"]
-            if record.problem:
-                lines.append(f"- Problem: {one_line(record.problem.text, 400)}")
-            lines += [f"- Cause: {one_line(c.text, 400)}" for c in record.cause]
-            lines += [f"- Decision: {one_line(c.text, 400)}" for c in record.decision]
-            lines += [f"- Rejected: {one_line(c.text, 400)}" for c in record.rejected]
-            if record.fixing_commits:
-                refs = ", ".join(commit_ref(sha, links) for sha in record.fixing_commits[:5])
-                lines.append(f"- Fixed in: {refs}")
-    for kind, title in (("pattern", "Pitfalls"), ("fact", "Constraints"), ("skill", "Fixes")):
-        units = [u for u in story.units if u.type == kind]
-        if units:
-            lines += ["", f"### {title}"]
-            lines += [f"- {one_line(u.content or u.title, 400)} — {change_ref(u.commit, u.pr, links)}"
-                      f", {u.author}, {_day(u.date)}" for u in units]
-    if story.history:
-        lines += ["", "### History (substantive changes, newest first)", "",
-                  "| date | change | author | kind |", "|---|---|---|---|"]
-        for e in story.history:
-            subject = one_line(e.subject, 120).replace("|", "\\|")
-            kind = e.kind + (f" (from `{e.previous}`)" if e.previous else "")
-            lines.append(f"| {_day(e.date)} | {subject} {change_ref(e.commit, e.pr, links)} | "
-                         f"{e.author} | {kind} |")
-    return "\n".join(lines)
-
-
-def story_json(story: Story, links: WebLinks | None = None) -> dict:
-    """The Story as plain data (``why --json``, ``whylens/why``)."""
+def story_json(story: Story, links: WebLinks | None = None) -> dict[str, Any]:
+    """The Story as plain data (``why --json``, ``whylens/why``, the MCP ``why`` tool)."""
     sym = story.symbol
+    change = story.line_change
     return {
         "path": story.path,
         "symbol": None if sym is None else {
@@ -152,21 +179,40 @@ def story_json(story: Story, links: WebLinks | None = None) -> dict:
         },
         "known": story.known,
         "summary": story.summary,
-        "history": [{
-            "commit": e.commit, "date": e.date, "timestamp": e.timestamp, "author": e.author,
-            "subject": e.subject, "pr": e.pr, "kind": e.kind, "path": e.path, "symbol": e.symbol,
-            "previous": e.previous, "url": change_url(e.commit, e.pr, links),
-        } for e in story.history],
-        "units": [{
-            "id": u.id, "type": u.type, "title": u.title, "content": u.content,
-            "commit": u.commit, "author": u.author, "date": u.date, "pr": u.pr,
-            "url": item_url(u, links),
-        } for u in story.units],
+        "counts": story.counts._asdict(),
+        "history": [_entry_json(e, links) for e in story.history],
+        "units": [_unit_json(u, links) for u in story.units],
         "records": [{
             "id": r.id, "kind": r.kind, "number": r.number, "title": r.title,
             "problem": r.problem.text if r.problem else None,
+            "cause": [c.text for c in r.cause],
             "decision": [c.text for c in r.decision], "rejected": [c.text for c in r.rejected],
             "outcome": dict(story.outcomes).get(r.id), "fixing_commits": list(r.fixing_commits),
             "label": r.label, "url": item_url(r, links),
         } for r in story.records],
+        "reversals": [{
+            "how": rv.how, "by": rv.by, "by_pr": rv.by_pr, "reason": rv.reason,
+            "item": _unit_json(rv.item, links) if isinstance(rv.item, Unit) else {
+                "id": rv.item.id, "title": rv.item.title, "url": item_url(rv.item, links)},
+        } for rv in story.reversals],
+        "line": None if change is None else {
+            "line": change.line, "change": _entry_json(change.entry, links),
+            "rationale": line_rationale(change) or None,
+        },
+    }
+
+
+def _entry_json(e: HistoryEntry, links: WebLinks | None) -> dict[str, Any]:
+    return {
+        "commit": e.commit, "date": e.date, "timestamp": e.timestamp, "author": e.author,
+        "subject": e.subject, "pr": e.pr, "kind": e.kind, "path": e.path, "symbol": e.symbol,
+        "previous": e.previous, "url": change_url(e.commit, e.pr, links),
+    }
+
+
+def _unit_json(u: Unit, links: WebLinks | None) -> dict[str, Any]:
+    return {
+        "id": u.id, "type": u.type, "title": u.title, "content": u.content,
+        "commit": u.commit, "author": u.author, "date": u.date, "pr": u.pr,
+        "url": item_url(u, links),
     }

@@ -1,20 +1,56 @@
-"""Search results → the ``search --json`` shape (also ``whylens/search``'s answer)."""
+"""Search results → the ``search --json`` shape (also ``whylens/search``'s answer and the MCP
+``search`` tool's structured content)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from whylens.markup import flatten
 from whylens.retrieval.search import SearchResult
 
 
 def to_json(result: SearchResult) -> dict[str, Any]:
     """``{"query", "abstained", "results": [{"id", "type", "title", "content", "score", "commit",
-    "author", "date", "files", "symbols", "source", "url"}]}``. The hits come from
-    ``retrieval.search.to_hit``, with their urls (``search(..., links=...)``)."""
-    hits = [{
-        "id": hit.id, "type": hit.type, "title": hit.title, "content": hit.content,
-        "score": round(float(hit.score), 4), "commit": hit.commit, "author": hit.author,
-        "date": hit.date, "files": list(hit.files), "symbols": list(hit.symbols),
-        "source": hit.source, "url": hit.url,
-    } for hit in result.hits]
-    return {"query": result.query, "abstained": bool(result.abstained), "results": hits}
+    "author", "date", "files", "symbols", "source", "url", "snippet"}]}``; a decision record's
+    hit also has ``problem``, ``cause``, ``decision``, ``rejected`` and ``outcome`` (landed,
+    reverted, superseded, unresolved). ``notice`` is there when search ran lexical only (why,
+    and the fix). The hits come from ``retrieval.search.to_hit``, with their urls."""
+    hits = []
+    for hit in result.hits:
+        data: dict[str, Any] = {
+            "id": hit.id, "type": hit.type, "title": hit.title, "content": hit.content,
+            "score": round(float(hit.score), 4), "commit": hit.commit, "author": hit.author,
+            "date": hit.date, "files": list(hit.files), "symbols": list(hit.symbols),
+            "source": hit.source, "url": hit.url, "snippet": hit.snippet,
+        }
+        if hit.type == "decision":
+            data.update(problem=hit.problem, cause=list(hit.cause), decision=list(hit.decision),
+                        rejected=list(hit.rejected), outcome=hit.outcome)
+        hits.append(data)
+    out: dict[str, Any] = {"query": result.query, "abstained": bool(result.abstained),
+                           "results": hits}
+    if result.notice:
+        out["notice"] = result.notice
+    return out
+
+
+def human_lines(data: dict[str, Any]) -> list[str]:
+    """The ``whylens search`` text output of ``to_json``'s data: each hit's type and title,
+    its answer sentences under it, then its commit, author, date and link. History text is
+    flattened (no control characters: a commit subject cannot drive the terminal)."""
+    if data["abstained"] or not data["results"]:
+        return ["nothing confident enough to show (WhyLens stays silent rather than guess)"]
+    lines = []
+    for hit in data["results"]:
+        title = flatten(hit["title"])
+        lines.append(f"[{hit['type']}] {title}")
+        snippet = flatten(hit.get("snippet"))
+        if snippet.startswith(title):  # the title is printed already
+            snippet = snippet[len(title):].lstrip(" …")
+        if snippet:
+            lines.append(f"    {snippet}")
+        if hit.get("outcome"):
+            lines.append(f"    outcome: {flatten(hit['outcome'])}")
+        lines.append(f"    {hit['commit'][:12]} · {flatten(hit['author'])} · {hit['date'][:10]} · "
+                     f"score {hit['score']:.2f}" + (f" · {hit['url']}" if hit.get("url") else ""))
+    return lines

@@ -4,19 +4,31 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from whylens import __version__
+from whylens.markup import code, unescape
 from whylens.history.links import WebLinks
 from whylens.models import Suggestion
 
 KIND_TITLES = {
+    "reintroduces-revert": "Brings back a reverted change",
+    "reintroduces-fixed": "Brings back code a fix replaced",
+    "rewrites-fix": "Rewrites a fix",
     "reverted-before": "An earlier change here was reverted",
     "reintroduces-pitfall": "May reintroduce a fixed failure",
     "constraint": "A recorded constraint applies",
     "decision-context": "A past decision explains this code",
+    "co-change": "Usually changes together with untouched code",
 }
 KIND_HELP = {
+    "reintroduces-revert": "The added lines match (normalised tokens, winnowed fingerprints) lines "
+                           "that a revert removed; the suggestion cites the reverted commit and "
+                           "the revert, and quotes the revert's reason.",
+    "reintroduces-fixed": "The added lines match lines that a fix replaced; the suggestion cites "
+                          "the fix and quotes its reason.",
+    "rewrites-fix": "The change removes lines that a fix added; the suggestion cites the fix.",
     "reverted-before": "A previous change to the same symbol was reverted; the suggestion links "
                        "the change and its revert.",
     "reintroduces-pitfall": "The added lines use code that a known failure of this code names; "
@@ -25,6 +37,8 @@ KIND_HELP = {
                   "code; the suggestion quotes it and links its commit.",
     "decision-context": "A decision record (distilled, unreviewed) explains why the code is as it "
                         "is; the change touches its decision or a rejected alternative.",
+    "co-change": "History changes this file or symbol together with another one (support and "
+                 "confidence over its recent commits) that this change leaves untouched.",
 }
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -34,26 +48,34 @@ def _kind_title(kind: str) -> str:
 
 
 def markdown(suggestions: list[Suggestion], links: WebLinks | None = None, base: str | None = None,
-             head: str | None = None) -> str:
-    """A summary a human can paste into a review."""
+             head: str | None = None, notices: Sequence[str] = ()) -> str:
+    """A summary a human can paste into a review; ``notices`` (a capped diff, nothing to
+    review) come first."""
     span = f" ({base or 'base'} → {head or 'working tree'})" if (base or head) else ""
+    notes = [f"> {n}" for n in notices]
     if not suggestions:
-        return f"WhyLens: nothing in the history calls for a comment on this change{span}."
-    lines = [f"## WhyLens review suggestions{span}", ""]
+        return "\n".join(notes + [f"WhyLens: nothing in the history calls for a comment on this "
+                                   f"change{span}."])
+    lines = [f"## WhyLens review suggestions{span}", "", *notes, *([""] if notes else [])]
     for s in suggestions:
         side = "" if s.side == "RIGHT" else " (deleted lines)"
-        where = f"`{s.path}:{s.line}`{side}" + (f" in `{s.symbol}`" if s.symbol else "")
+        where = code(f"{s.path}:{s.line}") + side + (f" in {code(s.symbol)}" if s.symbol else "")
         lines.append(f"- **{_kind_title(s.kind)}** — {where} · confidence {s.confidence:.2f}")
         lines.append(f"  {s.body}")
     return "\n".join(lines)
 
 
 def github(suggestions: list[Suggestion], links: WebLinks | None = None,
-           commit_id: str | None = None) -> dict[str, Any]:
-    """The body of ``POST /repos/{owner}/{repo}/pulls/{n}/reviews`` (event COMMENT)."""
+           commit_id: str | None = None, notices: Sequence[str] = ()) -> dict[str, Any]:
+    """The body of ``POST /repos/{owner}/{repo}/pulls/{n}/reviews`` (event COMMENT).
+
+    Every comment is on one line of the diff (``line`` + ``side``, no ``start_line``): the
+    review's lines are changed lines, which GitHub can always place."""
     body = (f"WhyLens found {len(suggestions)} thing{'s' if len(suggestions) != 1 else ''} in "
             "this code's history worth a look." if suggestions else
             "WhyLens: nothing in the history calls for a comment on this change.")
+    if notices:
+        body += "\n\n" + "\n".join(f"> {n}" for n in notices)
     review = {
         "event": "COMMENT",
         "body": body,
@@ -79,11 +101,13 @@ def _evidence_uris(s: Suggestion, links: WebLinks | None) -> list[str]:
 
 
 def sarif(suggestions: list[Suggestion], links: WebLinks | None = None, base: str | None = None,
-          head: str | None = None, help_uri: str | None = None) -> dict[str, Any]:
+          head: str | None = None, help_uri: str | None = None,
+          notices: Sequence[str] = ()) -> dict[str, Any]:
     """A SARIF 2.1.0 log: one rule per kind, one result per suggestion (level ``note``).
 
     Each result's provenance URLs (commits it rests on) are in ``properties.helpUris`` and as
-    links in ``message.markdown``; ``help_uri`` (documentation of the kinds) goes on the rules.
+    links in ``message.markdown``; ``help_uri`` (documentation of the kinds) goes on the rules;
+    ``notices`` become the invocation's tool notifications.
     """
     kinds = list(KIND_TITLES)
     rules: list[dict[str, Any]] = [{
@@ -124,10 +148,14 @@ def sarif(suggestions: list[Suggestion], links: WebLinks | None = None, base: st
     }
     if base or head:
         run["properties"] = {"base": base, "head": head or "working tree"}
+    if notices:
+        run["invocations"] = [{"executionSuccessful": True, "toolExecutionNotifications": [
+            {"level": "note", "message": {"text": n}} for n in notices]}]
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
 
 
 def _plain(markdown_text: str) -> str:
-    """Markdown links → "text (url)", backticks dropped: SARIF's required plain message."""
-    text = re.sub(r"\[([^\]]+)\]\(([^)]+)\)", r"\1 (\2)", markdown_text)
-    return text.replace("`", "").replace("**", "")
+    """Markdown links → "text (url)", backticks dropped, escapes undone: SARIF's required plain
+    message."""
+    text = re.sub(r"(?<!\\)\[([^\]]+)\]\(([^)]+)\)", r"\1 (\2)", markdown_text)
+    return unescape(re.sub(r"(?<!\\)`+", "", text).replace("**", ""))

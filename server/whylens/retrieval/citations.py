@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from whylens import markup
 from whylens.history.links import WebLinks
 from whylens.models import Record, Unit
 
@@ -53,10 +54,10 @@ def item_url(item: Unit | Record, links: WebLinks | None = None) -> str | None:
 
 
 def commit_ref(sha: str, links: WebLinks | None = None) -> str:
-    label = f"`{short(sha)}`"
+    label = markup.code(short(sha))
     if links is None or not sha:
         return label
-    return f"[{label}]({links.commit(sha)})"
+    return markup.link(label, links.commit(sha))
 
 
 def pr_ref(number: int | None, links: WebLinks | None = None) -> str:
@@ -64,7 +65,7 @@ def pr_ref(number: int | None, links: WebLinks | None = None) -> str:
         return ""
     if links is None:
         return f"#{number}"
-    return f"[#{number}]({links.pr(number)})"
+    return markup.link(f"#{number}", links.pr(number))
 
 
 def record_ref(record: Record, links: WebLinks | None = None) -> str:
@@ -72,11 +73,10 @@ def record_ref(record: Record, links: WebLinks | None = None) -> str:
     if record.number is not None:
         label = f"#{record.number}"
     elif record.fixing_commits:
-        label = f"`{short(record.fixing_commits[0])}`"
+        label = markup.code(short(record.fixing_commits[0]))
     else:
-        return f"`{record.id}`"
-    url = item_url(record, links)
-    return f"[{label}]({url})" if url else label
+        return markup.code(record.id)
+    return markup.link(label, item_url(record, links))
 
 
 def change_ref(sha: str, pr: int | None, links: WebLinks | None = None) -> str:
@@ -87,6 +87,6 @@ def change_ref(sha: str, pr: int | None, links: WebLinks | None = None) -> str:
 
 
 def one_line(text: str, limit: int = 160) -> str:
-    """Collapse whitespace, cut at ``limit`` with an ellipsis; markdown-safe enough for a card."""
-    flat = " ".join((text or "").split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+    """Plain text on one line, cut at ``limit`` with an ellipsis (diagnostics, terminals). In
+    markdown, history text goes through ``markup.inline`` instead, which also escapes it."""
+    return markup.flatten(text, limit)

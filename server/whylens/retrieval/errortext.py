@@ -42,6 +42,9 @@ class Frame:
             names.append(rest.rsplit(".", 1)[-1])
         else:
             clean = re.sub(r"^(?:async |new )", "", name).replace(".<anonymous>", "")
+            alias = re.search(r"\s*\[as ([\w$]+)\]$", clean)  # V8: "Route.<computed> [as get]"
+            if alias:
+                clean = clean[:alias.start()].replace("<computed>", alias.group(1))
             clean = re.sub(r"\$\d+|\$lambda.*|<[^>]*>", "", clean)
             parts = [p for p in clean.split(".") if p]
             if len(parts) >= 2:
@@ -71,9 +74,11 @@ class ParsedError:
 # --- frames, one regex per trace dialect -------------------------------------------------------
 
 _PY_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>[^\s]+)', re.M)
+# One line each: "at func (file:line:col)" or "at file:line:col" (an anonymous frame; its
+# function part must not run on into the next line).
 _JS_FRAME = re.compile(
-    r"^\s*at (?:(?P<func>[^\s(][^(]*?) \()?(?P<file>(?:file://)?[^\s()]+?):(?P<line>\d+):\d+\)?\s*$",
-    re.M)
+    r"^[ \t]*at (?:(?P<func>[^\s(][^(\n]*?) \()?(?P<file>(?:file://)?[^\s()]+?):(?P<line>\d+):\d+\)?"
+    r"[ \t]*$", re.M)
 _JAVA_FRAME = re.compile(r"^\s*at (?P<func>[\w$.<>]+)\((?P<file>[\w$.-]+):(?P<line>\d+)\)", re.M)
 _GO_FRAME = re.compile(
     r"^(?P<func>[\w./*()\-]+?)\((?:[^)]*)\)\n\s+(?P<file>[^\s:]+\.go):(?P<line>\d+)", re.M)

@@ -6,6 +6,7 @@ import os
 from pathlib import Path, PurePosixPath
 
 from whylens.errors import InvalidInputError
+from whylens.gitcli import os_path, text_of_os_path
 from whylens.symbols.skip import MAX_SOURCE_BYTES
 
 
@@ -46,14 +47,14 @@ def repo_relative(path: str | os.PathLike, repo_root: str | os.PathLike | None) 
         parts.append(part)
     if not parts:
         raise InvalidInputError(f"{raw} names the repository itself; pass a file inside it")
-    return "/".join(parts)
+    return text_of_os_path("/".join(parts))  # an undecodable byte as the index keeps it
 
 
 def read_source(repo_root: str | os.PathLike | None, rel_path: str) -> bytes | None:
     """The working-tree bytes of ``rel_path``, or None when missing, unreadable or too large."""
     if repo_root is None:
         return None
-    target = Path(repo_root) / rel_path
+    target = Path(repo_root) / os_path(rel_path)
     try:
         if not target.is_file() or target.stat().st_size > MAX_SOURCE_BYTES:
             return None

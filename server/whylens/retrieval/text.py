@@ -37,14 +37,14 @@ def split_identifier(name: str) -> list[str]:
     return parts
 
 
-def content_words(text: str) -> set[str]:
-    """Lower-cased words of three letters or more, identifiers split, stop words removed."""
+def content_words(text: str, stop: frozenset[str] = STOP_WORDS) -> set[str]:
+    """Lower-cased words of three letters or more, identifiers split, ``stop`` words removed."""
     words: set[str] = set()
     for match in _WORD.finditer(text or ""):
         token = match.group(0)
         words.add(token.lower())
         words.update(split_identifier(token))
-    return {w for w in words if len(w) >= 3 and w not in STOP_WORDS and not w.isdigit()}
+    return {w for w in words if len(w) >= 3 and w not in stop and not w.isdigit()}
 
 
 def identifiers(text: str, distinct_only: bool = False) -> set[str]:

@@ -13,7 +13,7 @@ walk meets the file, then carried along) and turns it into the state of its old 
   none, or it was over ``walk.MAX_PATCH_BYTES``) is always parsed on both sides.
 
 Either way the removed and added lines of each definition decide what happened
-(``tracking.classify``): layout, comments, quotes, wrapping and annotation-only changes are not
+(``change_kind.classify``): layout, comments, quotes, wrapping and annotation-only changes are not
 substantive. Added and deleted definitions go to ``matching.resolve`` (moves and renames across
 the commit's files). A commit in ``.git-blame-ignore-revs`` (``skip_reason == "ignored"``) makes
 ``formatting`` events instead of ``body``/``signature``. A commit touching more than
@@ -41,8 +41,9 @@ from whylens.symbols.languages import language_for_path
 from whylens.symbols.matching import Added, Body, Deleted, resolve
 from whylens.symbols.parse import Outline, supported
 from whylens.symbols.skip import content_skip_reason, path_skip_reason
+from whylens.symbols.change_kind import classify
 from whylens.symbols.tracking import (
-    FileState, born_spans, classify, compare_parsed, span_text, track_back,
+    FileState, born_spans, compare_parsed, span_text, track_back,
 )
 
 DEFAULT_CACHE_ENTRIES = 16  # parsed outlines (source and tree) kept for incremental re-parses

@@ -19,7 +19,7 @@ from bisect import bisect_left, bisect_right
 from tree_sitter import Node, QueryCursor, Tree
 
 from whylens.models import Symbol
-from whylens.symbols.naming import clean_name, go_receiver, js_member, rust_impl
+from whylens.symbols.naming import clean_name, go_receiver, js_member, js_property, rust_impl
 from whylens.symbols.parse import (
     METHOD_CONTAINERS, Definition, Outline, Proto, edit_tree, grammar, line_starts, offset,
     parse_tree,
@@ -306,6 +306,9 @@ def _names(source: bytes, captures: dict) -> tuple[str, str, Node]:
         display, scope = rust_impl(text(trait[0]) if trait else None, text(type_node))
         return display, scope, type_node
     name_node = captures["name"][0]
+    if "owner" in captures:  # JS/TS: Object.defineProperty(obj, 'prop', …) → "obj.prop"
+        name = js_property(text(captures["owner"][0]), text(name_node))
+        return name, name, name_node
     if name_node.type == "member_expression":  # JS/TS: obj.prop = function () {}
         name = js_member(text(name_node))
         return name, name, name_node.child_by_field_name("property") or name_node

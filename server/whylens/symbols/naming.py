@@ -52,6 +52,14 @@ def js_member(text: str) -> str:
     return ".".join(parts) or "_"
 
 
+def js_property(owner: str, key: str) -> str:
+    """``(req, 'query')`` → ``req.query``; on ``exports``, ``module.exports`` or ``this`` just the
+    key (nested in its function, as ``this.x = function`` is)."""
+    prop = key.strip().strip("\"'`") or "_"
+    base = js_member(owner)
+    return prop if base in ("module.exports", "this", "self", "_") else f"{base}.{prop}"
+
+
 def go_receiver(text: str) -> str:
     """``*Server[T]`` → ``(*Server)``; ``Server`` → ``(Server)``."""
     text = strip_arguments(_SPACE.sub("", text), "[", "]")

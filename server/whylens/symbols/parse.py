@@ -163,8 +163,10 @@ def offset(starts: list[int], row: int, length: int) -> int:
     return min(starts[row] + row, length) if row < len(starts) - 1 else length
 
 
-# Grammars whose definitions query is another's text (TSX is TypeScript plus JSX).
+# Grammars whose definitions query is another's text (TSX is TypeScript plus JSX), and query
+# files appended to a grammar's own (JS and TS define members the same ways).
 QUERY_FILE = {"tsx": "typescript"}
+QUERY_EXTRA = {"javascript": ("js_members",), "typescript": ("js_members",), "tsx": ("js_members",)}
 
 
 @lru_cache(maxsize=None)
@@ -181,6 +183,9 @@ def grammar(language: str):
             encoding="utf-8")
         definitions, _, comments = text.partition(COMMENTS_SEPARATOR)
         comments = comments.partition("\n")[2]  # the rest of the separator line is prose
+        for extra in QUERY_EXTRA.get(language, ()):
+            definitions += "\n" + resources.files("whylens.symbols").joinpath(
+                "queries", f"{extra}.scm").read_text(encoding="utf-8")
         return Parser(lang), Query(lang, definitions), Query(lang, comments)
     except Exception:  # a broken wheel or query must not take the caller down
         log.exception("cannot load the %s grammar; its files get no symbols", language)

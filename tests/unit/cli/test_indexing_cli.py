@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import signal
@@ -14,7 +15,7 @@ import pytest
 
 from whylens.cli import main
 
-from histories import build_session_history
+from histories import age_index, build_session_history
 
 
 def run(capsys, *argv):
@@ -41,10 +42,61 @@ def test_search_json_contract(indexed, index_dir, capsys):
     assert set(data) == {"query", "abstained", "results"}
     assert data["abstained"] is False and 1 <= len(data["results"]) <= 3
     hit = data["results"][0]
-    assert set(hit) == {"id", "type", "title", "content", "score", "commit", "author", "date",
-                        "files", "symbols", "source", "url"}
+    assert set(hit) - {"problem", "cause", "decision", "rejected", "outcome"} == {
+        "id", "type", "title", "content", "score", "commit", "author", "date", "files",
+        "symbols", "source", "url", "snippet"}
+    assert hit["snippet"] and len(hit["snippet"]) <= 256
     assert hit["commit"] == shas["deadlock"]
     assert hit["type"] in ("fact", "skill", "pattern", "decision")
+
+
+def test_search_prints_the_answer_sentences_under_the_title(indexed, index_dir, capsys):
+    repo, shas = indexed
+    code, out, _ = run(capsys, "search", "why would send hang forever?", "--repo", repo.root,
+                       "--index-dir", index_dir, "-k", "1")
+    assert code == 0
+    title, snippet, citation = out.splitlines()[:3]
+    assert title.startswith("[") and snippet.startswith("    ")
+    assert "blocked forever" in snippet or "hang forever" in snippet
+    assert shas["deadlock"][:12] in citation or shas["timeout"][:12] in citation
+    code, out, _ = run(capsys, "search", "why would send hang forever?", "--repo", repo.root,
+                       "--index-dir", index_dir, "-k", "1", "--json", "--budget", "40")
+    assert code == 0 and 0 < len(json.loads(out)["results"][0]["snippet"]) <= 40
+
+
+@pytest.mark.parametrize("args, message", [
+    (["   "], "the query is empty"),
+    (["timeout", "--budget", "-1"], "--budget must be 0 or more"),
+    (["timeout", "-k", "0"], "-k must be at least 1"),
+])
+def test_search_bad_input(indexed, index_dir, capsys, args, message):
+    repo, _ = indexed
+    code, _, err = run(capsys, "search", *args, "--repo", repo.root, "--index-dir", index_dir)
+    assert code == 2 and message in err
+
+
+@pytest.mark.parametrize("query", ["the and of", "?!...", "ünïcödé 😀", "x" * 10_000])
+def test_search_odd_queries_answer_or_stay_silent(indexed, index_dir, capsys, query):
+    repo, _ = indexed
+    code, out, err = run(capsys, "search", query, "--repo", repo.root, "--index-dir", index_dir,
+                         "--json")
+    assert code == 0 and err == ""
+    assert isinstance(json.loads(out)["abstained"], bool)
+
+
+def test_search_on_an_index_of_another_version_rebuilds_it_once(indexed, index_dir, capsys,
+                                                                caplog):
+    repo, shas = indexed
+    age_index(index_dir)
+    argv = ("search", "deadlock when the pool is exhausted", "--repo", repo.root, "--index-dir",
+            index_dir, "--json")
+    with caplog.at_level(logging.WARNING):
+        code, out, _ = run(capsys, *argv)
+        assert code == 0 and json.loads(out)["results"][0]["commit"] == shas["deadlock"]
+        code, _, _ = run(capsys, *argv)
+        assert code == 0
+    said = [r.getMessage() for r in caplog.records if "rebuilding it" in r.getMessage()]
+    assert len(said) == 1 and "another WhyLens version" in said[0]
 
 
 def test_search_type_filter_and_bad_type(indexed, index_dir, capsys):
@@ -121,7 +173,7 @@ def test_detached_head_and_non_utf8_message(make_repo, index_dir, capsys):
     build_session_history(repo)
     repo.git("checkout", "-q", "--detach", "HEAD~1")
     sha = repo.commit("Caf\xe9 encoding: fail when the header is latin-1".encode("latin-1") +
-                      b"\n\nThe parser raises UnicodeDecodeError when a header is not UTF-8.\n",
+                      b"\n\nThe parser raises UnicodeDecodeError when a caf\xe9 header is not UTF-8.\n",
                       {"src/headers.py": "def parse(raw):\n    return raw.decode('latin-1')\n"})
     code, _, err = run(capsys, "index", "--repo", repo.root, "--index-dir", index_dir)
     assert code == 0, err
@@ -131,7 +183,7 @@ def test_detached_head_and_non_utf8_message(make_repo, index_dir, capsys):
     code, out, _ = run(capsys, "export", "--repo", repo.root, "--index-dir", index_dir)
     texts = [line for line in out.splitlines() if sha in line]
     # Bytes that are not UTF-8 are decoded (as Latin-1 or with U+FFFD), never a crash.
-    assert texts and any("Caf\u00e9 encoding" in t or "Caf\ufffd encoding" in t for t in texts)
+    assert texts and any("caf\u00e9 header" in t or "caf\ufffd header" in t for t in texts)
 
 
 def test_huge_commit(make_repo, index_dir, capsys):

@@ -4,21 +4,19 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
 
 import pytest
 
 from whylens.cli import main
-from whylens.pipeline import run_index
 
+from histories import indexed_branch
 from retrieval.pool_history import POOL_V5, build_pool_history
 
 
 @pytest.fixture
 def indexed(make_repo, index_dir):
-    repo = make_repo("review")
-    shas = build_pool_history(repo)
-    run_index(repo.root, index_dir)
-    repo.git("checkout", "-q", "-b", "feature")
+    repo, shas = indexed_branch(make_repo, index_dir, "review", build_pool_history)
     return repo, shas, ["--repo", str(repo.root), "--index-dir", str(index_dir)]
 
 
@@ -127,3 +125,81 @@ def test_the_working_tree_reader_never_follows_a_symlink_out(tmp_path):
     read = working_tree_reader(root)
     assert read("escape.py") is None
     assert read("alias.py") == read("src/a.py") == "a = 1\n"
+
+
+# --- bad input: each gets a clear message and the documented exit code ----------------------
+
+def test_empty_diff_says_there_is_nothing_to_review(indexed, capsys):
+    _repo, _shas, common = indexed
+    assert main(["pr-comments", *common, "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["suggestions"] == [] and data["notices"] == [
+        "No changes between base and head: nothing to review."]
+
+
+def test_binary_only_diff(indexed, capsys):
+    repo, _shas, common = indexed
+    repo.write("logo.png", b"\x89PNG\r\n\x1a\n\0\0\0binary")
+    assert main(["pr-comments", *common]) == 0
+    out = capsys.readouterr().out
+    assert "Only binary files changed (1): nothing to review." in out
+
+
+def test_a_huge_diff_is_capped_with_a_message(indexed, capsys):
+    repo, _shas, common = indexed
+    _touch_put(repo)
+    repo.write("generated/big.py", "".join(f"VALUE_{i} = {i}\n" for i in range(100_000)))
+    assert main(["pr-comments", *common, "--format", "sarif"]) == 0
+    log = json.loads(capsys.readouterr().out)
+    notes = log["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert "changes 100,002 lines in 2 text files; reviewed the first" in notes[0]["message"]["text"]
+    assert log["runs"][0]["results"]  # the file before the huge one was still reviewed
+
+
+def test_base_equal_to_head_says_so(indexed, capsys):
+    """Not an error (an agent or a CI job may ask it on purpose): an empty review that says why."""
+    _repo, _shas, common = indexed
+    assert main(["pr-comments", *common, "--base", "main", "--head", "main", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["suggestions"] == [] and "are the same commit" in data["notices"][0]
+
+
+def test_unknown_revision_is_bad_input(indexed, capsys):
+    _repo, _shas, common = indexed
+    assert main(["pr-comments", *common, "--head", "no-such-branch"]) == 2
+    assert "unknown revision 'no-such-branch'" in capsys.readouterr().err
+
+
+def test_a_head_that_does_not_descend_from_base(indexed, capsys):
+    repo, shas, common = indexed
+    _touch_put(repo)
+    repo.commit("Count twice")
+    assert main(["pr-comments", *common, "--base", "feature", "--head", shas["strict"]]) == 2
+    err = capsys.readouterr().err
+    assert "does not descend from the base feature" in err
+    assert f"pass --base {shas['strict'][:12]}" in err  # their merge base
+
+
+def test_unmerged_paths_in_the_working_tree(indexed, capsys):
+    repo, shas, common = indexed
+    repo.write("src/pool.py", POOL_V5.replace("self.count += 1", "self.count += 2"))
+    repo.commit("Count by two on the feature")
+    repo.git("checkout", "-q", "main")
+    repo.write("src/pool.py", POOL_V5.replace("self.count += 1", "self.count += 3"))
+    repo.commit("Count by three on main")
+    repo.git("checkout", "-q", "feature")
+    who = {"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.com",
+           "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.com"}
+    with pytest.raises(subprocess.CalledProcessError):
+        repo.git("merge", "-q", "main", env=who)
+    assert "UU src/pool.py" in repo.git("status", "--porcelain")  # unmerged now
+    assert main(["pr-comments", *common, "--base", "main"]) == 2
+    err = capsys.readouterr().err
+    assert "unmerged paths (src/pool.py)" in err
+    assert main(["pr-comments", *common, "--base", shas["never_block"], "--head", "HEAD"]) == 0
+
+
+def test_a_gate_outside_zero_to_one_is_bad_input(indexed, capsys):
+    _repo, _shas, common = indexed
+    assert main(["pr-comments", *common, "--gate", "1.5"]) == 2
+    assert "--gate must be between 0 and 1" in capsys.readouterr().err

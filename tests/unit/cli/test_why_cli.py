@@ -54,6 +54,31 @@ def test_why_unknown_is_honest_and_bad_input_exits_2(indexed, capsys):
     assert main(["why", "src/pool.py:3", "--symbol", "fetch", *common]) == 2
 
 
+def test_why_unknown_symbol_or_file_exits_2_with_close_names(indexed, capsys):
+    repo, _shas, common = indexed
+    repo.write("new.py", "def fresh():\n    pass\n")
+    assert main(["why", "new.py", "--symbol", "fresh", *common]) == 0  # known, nothing recorded
+    assert "no recorded history" in capsys.readouterr().out
+    assert main(["why", "src/pool.py", "--symbol", "Pool.gte", *common]) == 2
+    err = capsys.readouterr().err
+    assert "no symbol 'Pool.gte' in src/pool.py" in err and "Pool.get" in err
+    assert main(["why", "src/pol.py:3", *common]) == 2
+    err = capsys.readouterr().err
+    assert "no file 'src/pol.py'" in err and "src/pool.py" in err
+    assert main(["why", "src/pool.py:999", *common]) == 2
+    assert "past the end of src/pool.py" in capsys.readouterr().err
+
+
+def test_why_markdown_stays_in_budget_and_all_shows_everything(indexed, capsys):
+    repo, _shas, common = indexed
+    assert main(["why", "src/pool.py", "--symbol", "Pool.put", *common]) == 0
+    short = capsys.readouterr().out
+    assert main(["why", "src/pool.py", "--symbol", "Pool.put", "--all", *common]) == 0
+    everything = capsys.readouterr().out
+    assert len(short) <= 4100 and len(everything) >= len(short)
+    assert "not shown" not in everything
+
+
 def test_why_without_index_is_a_clear_error(make_repo, tmp_path, capsys):
     repo = make_repo("bare")
     build_pool_history(repo)

@@ -63,6 +63,11 @@ def test_merge_of_a_bot_branch_is_bot():
     "Changelog for 2.31.0", "version bump", "Release the v0.5.0!",
     "Setup HISTORY for next release", "Add release notes for 2.5.1", "Release notes",
     "Update HISTORY and version for v2.5.2",
+    # found by the sentence labellers (notes/labels-sent-a.md, -b.md)
+    "termcolor-0.3.3", "ignore-0.4.23", "grep-searcher-0.1.13", "grep-matcher: release 0.1.3",
+    "changelog: 12.1.1", "[maven-release-plugin] prepare release gson-2.2.2",
+    "prepare for next development iteration", "[maven-release-plugin] prepare for next development iteration",
+    "Increase Sinatra::VERSION.",
 ])
 def test_releases(subject):
     assert classify(commit(subject, "Some notes about what is in it.")) == "release"
@@ -77,6 +82,8 @@ def test_releases(subject):
     "Prepare the request body lazily",
     "Release connection in digest auth 401 handler to allow the connection to be reused",
     "Trim release section, add back Twitter support",
+    "grep-searcher: fix a panic on empty input",
+    "Increase the version check tolerance for pre-releases",
 ])
 def test_not_releases(subject):
     assert classify(commit(subject)) is None
@@ -91,6 +98,8 @@ def test_not_releases(subject):
     "Typo fixed", "Fixing a small typo.", "Correct unfortunate typo.",
     "Fix spelling errors, typos.", "Fix small typo in the Support docs", "readme update",
     "Readme Updates", "revised readme", "Fix couple of typos in HISTORY.rst",
+    "Bump to viper 1.8.1", "deps: qs@2.2.0", "deps: send@0.13.1", "build: ejs@3.1.9",
+    "update serde_json to 1.0.5",
 ])
 def test_trivial_without_body(subject):
     assert classify(commit(subject)) == "trivial"

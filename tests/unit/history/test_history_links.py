@@ -13,6 +13,7 @@ from whylens.history.links import (
     issue_refs,
     pr_number,
     revert_subject,
+    reverted_numbers,
     reverted_shas,
 )
 
@@ -65,7 +66,36 @@ def test_reverts():
     assert reverted_shas("Nothing reverted here") == []
     assert revert_subject('Revert "Use a pool for connections"') == "Use a pool for connections"
     assert revert_subject('Revert "Revert "Use a pool""') == 'Revert "Use a pool"'
-    assert revert_subject("Reverting the pool change") is None
+    assert revert_subject("Revert Use a pool for connections") == "Use a pool for connections"
+    assert revert_subject("Revert: use a pool") == "use a pool"
+    assert revert_subject("Reverting 'use a pool'") == "use a pool"
+    assert revert_subject("Use a revert-safe pool") is None
+
+
+@pytest.mark.parametrize("text,shas", [
+    ("This reverts commit 1a2b3c4d5e6f.", ["1a2b3c4d5e6f"]),
+    ("revert 1a2b3c4d and 5e6f7a8b", ["1a2b3c4d", "5e6f7a8b"]),
+    ("partially revert 0123abc", ["0123abc"]),
+    ("This partially reverts commit 0123abcd.", ["0123abcd"]),
+    ("Reverts commits 1a2b3c4, 5e6f7a8 and 9f9f9f1", ["1a2b3c4", "5e6f7a8", "9f9f9f1"]),
+    ("Partial revert of 1a2b3c4d", ["1a2b3c4d"]),
+    ("Reverted in 1a2b3c4d", []),  # names the reverting commit, not the reverted one
+    ("This reverts the deadbeef change", []),  # a word made of hex letters is not a sha
+])
+def test_reverted_shas_in_any_wording(text, shas):
+    assert reverted_shas(text) == shas
+
+
+@pytest.mark.parametrize("subject,numbers", [
+    ("Revert #3362", [3362]), ("reverting 3362 because it broke proxies", [3362]),
+    ("Revert PR 12", [12]), ("revert pull request #9 (it broke)", [9]),
+    ("Merge pull request #3400 from psf/revert-3362-fix-proxy", [3362]),
+    ("Revert psf/requests#77", [77]),
+    ("Revert to version 2.0.1", []), ("Reverted 2 commits", []), ("Reverted 100 lines", []),
+    ("revert 1a2b3c4d", []),
+])
+def test_reverted_numbers(subject, numbers):
+    assert reverted_numbers(subject) == numbers
 
 
 @pytest.mark.parametrize(("url", "base", "kind"), [

@@ -29,11 +29,13 @@ def lens(index_dir, build):
         "p1": build.unit("p1", c[2], "f hangs", "f hangs", type="pattern", symbols=["f", "K.m"],
                          files=["a.py"]),
         # linked to the old and the new name of one file: counted once for b.py
-        "p2": build.unit("p2", c[3], "f moved", "f moved", type="fact", symbols=["f"],
+        "p2": build.unit("p2", c[3], "f moved", "f moved", type="pattern", symbols=["f"],
                          files=["a.py", "b.py"]),
         "s1": build.unit("s1", c[2], "f fix", "retry f", type="skill", symbols=["f"],
                          files=["a.py"]),
-        "x1": build.unit("x1", c[4], "h and g", "h needs g", type="fact",
+        "k1": build.unit("k1", c[2], "f rule", "f must hold", type="fact", symbols=["f"],
+                         files=["a.py"]),  # a constraint: never counted as a pitfall
+        "x1": build.unit("x1", c[4], "h and g", "h needs g", type="pattern",
                          symbols=["h", "lib.g"], files=["b.py", "lib.py"]),
         "x2": build.unit("x2", c[1], "c", "c init", type="pattern", symbols=["init"],
                          files=["c.py"]),
@@ -61,11 +63,12 @@ def all_counts(store) -> dict:
     return out
 
 
-EXPECTED = {  # facts (p2, x1) and skills (s1) are not pitfalls
-    "a.py": {"K.m": (0, 1, 0), "f": (1, 1, 2)},
-    "b.py": {"K.m": (0, 1, 0), "f": (1, 1, 2), "h": (0, 0, 1)},  # a.py's history too
+EXPECTED = {
+    "a.py": {"K.m": (0, 1, 0), "f": (1, 2, 2)},
+    # a.py's history too; p2 counted once though linked to both names
+    "b.py": {"K.m": (0, 1, 0), "f": (1, 2, 2), "h": (0, 1, 1), "lib.g": (0, 1, 0)},
     "c.py": {"init": (0, 1, 0)},
-    "lib.py": {},
+    "lib.py": {"h": (0, 1, 0), "lib.g": (0, 1, 0)},
 }
 
 
@@ -86,14 +89,14 @@ def test_counts_after_replacing_units(lens, build):
                        files=["a.py"]),  # no longer a pitfall
             build.unit("s1", c[2], "f fix", "f fails", type="pattern", symbols=["f", "K.n"],
                        files=["a.py"]),  # becomes one, with another symbol
-            build.unit("x1", c[4], "h", "h needs care", type="fact", symbols=["h"],
+            build.unit("x1", c[4], "h", "h needs care", type="pattern", symbols=["h"],
                        files=["lib.py"]),  # loses a symbol and a file
         ])
     assert all_counts(store) == {
-        "a.py": {"K.n": (0, 1, 0), "f": (1, 1, 2)},
-        "b.py": {"K.n": (0, 1, 0), "f": (1, 1, 2), "h": (0, 0, 1)},
+        "a.py": {"K.n": (0, 1, 0), "f": (1, 2, 2)},
+        "b.py": {"K.n": (0, 1, 0), "f": (1, 2, 2), "h": (0, 0, 1)},
         "c.py": {"init": (0, 1, 0)},
-        "lib.py": {},
+        "lib.py": {"h": (0, 1, 0)},
     }
 
 
@@ -102,8 +105,8 @@ def test_counts_after_removing_commits(lens):
     with store.writer() as writer:
         writer.remove_commits([c[2].sha, c[4].sha])
     assert all_counts(store) == {
-        "a.py": {"f": (0, 0, 1)},
-        "b.py": {"f": (0, 0, 1)},
+        "a.py": {"f": (0, 1, 1)},
+        "b.py": {"f": (0, 1, 1)},
         "c.py": {"init": (0, 1, 0)},
         "lib.py": {},
     }
@@ -135,5 +138,5 @@ def test_an_index_written_before_the_table_falls_back_then_gains_it(lens, build)
                                      files=["b.py"])])
     with store.reader() as reader:
         assert sidecar.has_table(reader._conn, sidecar.PATTERN_FILES)
-    expected = {**EXPECTED, "b.py": {**EXPECTED["b.py"], "h": (0, 1, 1)}}
+    expected = {**EXPECTED, "b.py": {**EXPECTED["b.py"], "h": (0, 2, 1)}}
     assert all_counts(store) == expected

@@ -93,7 +93,7 @@ def test_units_and_records_for_symbol(history):
 
 def test_knowledge_counts_for_the_lens(history):
     reader, c = history
-    # pitfalls are Pattern units only: f1 and x1 are facts
+    # pitfalls are Pattern units only: g's and Session.send's units are constraints (facts)
     assert reader.knowledge_counts("b.py") == {"f": (1, 1, 3), "g": (0, 0, 1)}
     assert reader.knowledge_counts("net.py") == {"Session.send": (0, 0, 1)}
     assert reader.knowledge_counts("none.py") == {}

@@ -128,3 +128,58 @@ def test_cached_score_tables_stay_exact_and_bounded(segmented, monkeypatch):
                 assert [round(s, 9) for s, _ in got] == [round(s, 9) for s, _ in expected]
                 assert 0 < direct._cached_postings <= 150
                 assert direct._cached_postings == sum(len(t) for t in direct._cache.values())
+
+
+def test_any_failure_of_the_direct_path_falls_back_to_whoosh(segmented, monkeypatch, caplog):
+    """The direct path reads Whoosh's private format: an exception of any kind from it (here an
+    AttributeError, as an empty segment's EmptyReader raised) means Whoosh's own search."""
+    store = segmented
+    with store.reader() as reader:
+        expected = [(item.id, round(score, 9)) for item, score in reader.search("pool timeout", k=8)]
+
+    def broken(self, *args, **kwargs):
+        raise AttributeError("'EmptyReader' object has no attribute '_perdoc'")
+
+    monkeypatch.setattr(ranking.DirectScorer, "top", broken)
+    with store.reader() as reader, caplog.at_level("WARNING"):
+        got = [(item.id, round(score, 9)) for item, score in reader.search("pool timeout", k=8)]
+        reader.search("lock", k=3)
+    assert got == expected
+    assert sum("Whoosh's own search" in r.message for r in caplog.records) <= 1
+
+
+def test_another_whoosh_release_uses_whoosh_search(segmented, monkeypatch):
+    monkeypatch.setattr(ranking, "_SUPPORTED", False)
+    with pytest.raises(ranking.Unsupported):
+        with segmented.reader() as reader:
+            ranking.DirectScorer(reader._searcher)
+    with segmented.reader() as reader:
+        assert reader.search("pool timeout", k=3)
+    assert ranking.whoosh_supported()  # the pinned release is the verified one
+
+
+def test_an_empty_index_answers_nothing_yet(make_repo, index_dir, capsys):
+    """A new repository whose one commit carries no intent (a release: no unit, no commit
+    document), so an empty Whoosh index; search and explain-error answer, and the first flush
+    of an index is usable the same way."""
+    import io
+    import sys
+
+    from whylens.cli import main
+    from whylens.pipeline import run_index
+
+    repo = make_repo("young")
+    repo.commit("Release 0.1.0", {"README.md": "hello\n"})
+    run_index(repo.root, index_dir)
+    common = ["--repo", str(repo.root), "--index-dir", str(index_dir)]
+    assert main(["search", "foo bar", *common]) == 0
+    assert "nothing yet" in capsys.readouterr().out
+    sys_stdin = sys.stdin
+    try:
+        sys.stdin = io.StringIO('Traceback (most recent call last):\n  File "a.py", line 1, in f\n'
+                                "ValueError: boom\n")
+        assert main(["explain-error", *common]) == 0
+    finally:
+        sys.stdin = sys_stdin
+    with IndexStore(index_dir).reader() as reader:
+        assert reader.doc_count() == 0 and reader.search("anything at all") == []

@@ -15,12 +15,12 @@ CASES = [
      "Before.\n\n~~~\ncode\nmore code", "Before."),
     ("indented code block dropped",
      "Example:\n\n    import flask\n    app = flask.Flask(__name__)\n\nThat is all.",
-     "Example\n\nThat is all."),
+     "Example:\n\nThat is all."),
     ("short code span kept as a word",
      "Fixed by passing `stream=True` to `Session.send`.",
      "Fixed by passing stream=True to Session.send."),
     ("long code span dropped without placeholder",
-     "Calling `requests.get(url, timeout=(3, 10), stream=True)` leaks.",
+     "Calling `requests.get(url, timeout=(3, 10), stream=True, verify=False, cert=None)` leaks.",
      "Calling leaks."),
     ("named failure in backticks kept",
      "Raises `TimeoutError` when the pool is full.",
@@ -32,7 +32,7 @@ CASES = [
      "<!--\nTemplate text\nmore\n-->\nReal text here.", "Real text here."),
     ("quoted diff lines dropped",
      "The change:\n\n-    old = 1\n+    new = 2\n\nKeeps state.",
-     "The change\n\nKeeps state."),
+     "The change:\n\nKeeps state."),
     ("diff header block dropped",
      "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n\nDone here.",
      "Done here."),
@@ -60,10 +60,10 @@ CASES = [
      "This is very important for __init__ and _private."),
     ("issue refs removed",
      "Fix the redirect loop (#1234).\n\nFixes #12", "Fix the redirect loop."),
-    ("traceback dropped",
+    ("traceback dropped, its error line kept",
      "Crash seen:\n\nTraceback (most recent call last):\n  File \"a.py\", line 3, in <module>\n"
-     "KeyError: 'HOME'\n\nHappens without HOME.",
-     "Crash seen\n\nHappens without HOME."),
+     "    load()\nKeyError: 'HOME'\n\nHappens without HOME.",
+     "Crash seen:\n\nKeyError: 'HOME'\n\nHappens without HOME."),
     ("revert and cherry-pick lines dropped",
      "Revert it.\n\nThis reverts commit 0123456789abcdef0123456789abcdef01234567.\n"
      "(cherry picked from commit 0123456789abcdef0123456789abcdef01234567)",
@@ -79,6 +79,60 @@ CASES = [
      "A first line that is long enough to be wrapped\r\nsecond line.\r\n\r\nNext.",
      "A first line that is long enough to be wrapped second line.\n\nNext."),
 ]
+
+
+# What the sentence labellers found the cleaner destroying or keeping (notes/labels-sent-*.md).
+LABELLER_FINDINGS = [
+    ("code span of several words kept",
+     "So `PFMERGE k1 k2` is equivalent to `SUNIONSTORE k1 k1 k2`.",
+     "So PFMERGE k1 k2 is equivalent to SUNIONSTORE k1 k1 k2."),
+    ("code span with brackets kept",
+     "fish errored with the message `No matches for wildcard [...]`.",
+     "fish errored with the message No matches for wildcard [...]."),
+    ("punctuation in a code span kept",
+     "It appears `,` was a mistake, and that `;` should always be used.",
+     "It appears , was a mistake, and that ; should always be used."),
+    ("angle brackets that are not html kept",
+     "Remove `impl Into<Vec<u8>> for ByteBuf` since it conflicts. Box<dyn Error> works.",
+     "Remove impl Into<Vec<u8>> for ByteBuf since it conflicts. Box<dyn Error> works."),
+    ("an input tag named in prose kept",
+     "In HTML5 the <input> tag has no ending slash.",
+     "In HTML5 the <input> tag has no ending slash."),
+    ("call parentheses kept", "Ensure `_.random()` returns 1 or 0 and x() too.",
+     "Ensure _.random() returns 1 or 0 and x() too."),
+    ("error line after a colon kept",
+     "If encoding is None, decoding will throw the following TypeError:\n\n"
+     "TypeError: unicode() argument 2 must be string, not None",
+     "If encoding is None, decoding will throw the following TypeError:\n\n"
+     "TypeError: unicode() argument 2 must be string, not None"),
+    ("space before a leading dot kept",
+     "Add Go 1.8 to .travis.yml and ignore .min files.",
+     "Add Go 1.8 to .travis.yml and ignore .min files."),
+    ("space before a leading colon or question mark kept",
+     "Add :scope and support ?Sized here.", "Add :scope and support ?Sized here."),
+    ("Former-commit-id trailer dropped",
+     "Ensure _.toString works.\n\nFormer-commit-id: 0123456789abcdef0123456789abcdef01234567",
+     "Ensure _.toString works."),
+    ("Mercurial boilerplate dropped",
+     "Cope with missing cookies.\n\n--HG--\nextra : amend_source : 25977a0123",
+     "Cope with missing cookies."),
+    ("PR template headings dropped",
+     "Summary of Changes\n\n1. Make the router strict\n\nRelated Issue #\n\nCloses #\n\n"
+     "tests have not been included_",
+     "Make the router strict"),
+    ("credit list at the end dropped",
+     "Make _.merge skip undefined values. [cowboy, jddalton]",
+     "Make _.merge skip undefined values."),
+    ("ci tags dropped", "Keep headers.\n\n[ci skip]", "Keep headers."),
+    ("gitmoji shortcodes dropped", ":sparkles: Add the cache :tada:", "Add the cache"),
+    ("footnote markers dropped", "Slow on big files.\n\n^1\n\n[^3]", "Slow on big files."),
+]
+
+
+@pytest.mark.parametrize("body,expected", [c[1:] for c in LABELLER_FINDINGS],
+                         ids=[c[0] for c in LABELLER_FINDINGS])
+def test_labeller_findings(body: str, expected: str) -> None:
+    assert clean_prose(body) == expected
 
 
 @pytest.mark.parametrize("body,expected", [c[1:] for c in CASES], ids=[c[0] for c in CASES])

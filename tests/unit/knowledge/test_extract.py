@@ -1,4 +1,6 @@
-"""extract_units: typed, cited units from a commit's prose, with the precision components."""
+"""extract_units with the rules (the fallback when the classifier's data cannot be loaded):
+typed, cited units from a commit's prose, with the precision components. The classifier's path
+is tested in test_classify.py."""
 
 from __future__ import annotations
 
@@ -10,9 +12,9 @@ from whylens.knowledge.extract import (
     FALLBACK_PRIOR,
     MAX_UNITS,
     RESOLUTION_BONUS,
-    extract_units,
     short_title,
 )
+from whylens.knowledge.extract import extract_units as extract_with
 from whylens.knowledge.heuristics import HEURISTICS
 from whylens.knowledge.ids import unit_id
 from whylens.knowledge.substance import is_substantive
@@ -28,6 +30,10 @@ def make_commit(subject: str, body: str = "", paths=("src/pool.py",), **kw) -> C
         timestamp=1_700_000_000, date="2023-11-14T22:13:20+00:00", subject=subject, body=body,
         changes=tuple(FileChange(path=p, status="M") for p in paths), **kw,
     )
+
+
+def extract_units(commit: Commit, *args, **kwargs):
+    return extract_with(commit, *args, use_model=False, **kwargs)
 
 
 def kinds(units) -> list[tuple[str, str]]:

@@ -25,13 +25,20 @@ def test_head_signature_changes_with_a_commit_and_a_branch_switch(make_repo):
 def test_index_dir_choices(tmp_path):
     root = tmp_path / "proj"
     where = RepoLocation(root, root / ".git", False, default_index_dir(root))
-    assert index_dir_for(where, str(tmp_path / "ix"), several=False) == tmp_path / "ix"
-    several = index_dir_for(where, str(tmp_path / "ix"), several=True)
-    assert several.parent == tmp_path / "ix" and several.name.startswith("proj-")
-    assert index_dir_for(where, None, several=False) == default_index_dir(root)
+    keyed = index_dir_for(where, str(tmp_path / "ix"))
+    assert keyed.parent == tmp_path / "ix" and keyed.name == default_index_dir(root).name
+    assert index_dir_for(where, None) == default_index_dir(root)
     # Never inside the repository (read-only), never relative to wherever the server runs.
-    assert index_dir_for(where, "ix", several=False) == default_index_dir(root)
-    assert index_dir_for(where, str(root / ".cache"), several=False) == default_index_dir(root)
+    assert index_dir_for(where, "ix") == default_index_dir(root)
+    assert index_dir_for(where, str(root / ".cache")) == default_index_dir(root)
+
+
+def test_one_user_level_folder_never_shares_an_index_between_repositories(tmp_path):
+    """Two single-folder windows with the same user setting: two index folders."""
+    a, b = tmp_path / "a" / "app", tmp_path / "b" / "app"  # same name, different repositories
+    found = {index_dir_for(RepoLocation(r, r / ".git", False, default_index_dir(r)),
+                           str(tmp_path / "ix")) for r in (a, b)}
+    assert len(found) == 2 and all(f.parent == tmp_path / "ix" for f in found)
 
 
 def test_for_path_picks_the_innermost_and_refuses_outside(tmp_path):

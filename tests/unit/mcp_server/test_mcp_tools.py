@@ -127,7 +127,8 @@ def test_review_diff_of_a_diff_text_and_of_revisions(served, project):
     assert "\n" not in text_of(same)  # an abstention is one line
 
 
-def test_nothing_known_is_an_explicit_abstention(served):
+def test_nothing_known_is_an_explicit_abstention(served, project):
+    (project.repo.root / "src" / "nothing_here.py").write_text("x = 1\n")  # no history yet
     cases = [("why", {"path": "src/nothing_here.py", "line": 1}),
              ("search", {"query": "quantum chromodynamics lattice gauge"}),
              ("explain_error", {"text": "KeyError: 'zebra_stripes'"})]
@@ -137,3 +138,9 @@ def test_nothing_known_is_an_explicit_abstention(served):
         assert result.structured_content["abstained"] is True, name
         text = text_of(result)
         assert "\n" not in text and "abstains rather than guess" in text, name
+
+
+def test_a_missing_file_is_an_error_that_names_close_files(served):
+    result = served.call("why", {"path": "src/pol.py", "line": 1})
+    assert result.is_error
+    assert "no file 'src/pol.py'" in text_of(result) and "src/pool.py" in text_of(result)

@@ -51,16 +51,29 @@ def test_sentences(text, expected):
     ("Instead, we now close the socket before retrying.", "decision"),
     ("Use a monotonic clock for the deadline computation.", "decision"),
     ("We considered patching urllib3, but that would be fragile.", "rejected"),
-    ("Rather than retrying forever, give up after one retry.", "rejected"),
-    ("A global flag didn't work because it is not atomic.", "rejected"),
+    ("It would have been better to patch urllib3, but that is fragile.", "rejected"),
+    ("Ideally we'd vendor the parser, but that is a lot more work.", "rejected"),
     ("Another alternative was to vendor the parser.", "rejected"),
 ])
 def test_marker_table(sentence, field):
+    """The rules (used when the classifier's data is unavailable)."""
     units = (ThreadUnit("U1", "", "description", "A title that says little"),
              ThreadUnit("U2", "", "description", "Some context comes first here."),
              ThreadUnit("U3", "", "comment", sentence))
-    fields = extract_fields("A title that says little", units)
+    fields = extract_fields("A title that says little", units, use_model=False)
     assert Claim(sentence, "U3") in getattr(fields, field)
+
+
+@pytest.mark.parametrize("use_model", [False, True])
+@pytest.mark.parametrize("sentence", [
+    "Use a lock instead of a global flag so that two workers never share a connection.",
+    "Rather than retrying forever, give up after one retry.",  # what the decision replaced
+    "Gevent won't work with pypy, so the pool must not use it there.",  # a problem, not a road
+])
+def test_instead_of_and_doesnt_work_are_not_rejected_alternatives(sentence, use_model):
+    units = (ThreadUnit("U1", "", "description", "Guard the pool"),
+             ThreadUnit("U2", "", "description", sentence))
+    assert extract_fields("Guard the pool", units, use_model=use_model).rejected == ()
 
 
 @pytest.mark.parametrize("sentence", [
@@ -71,20 +84,21 @@ def test_marker_table(sentence, field):
 def test_no_field_for_chatter(sentence):
     units = (ThreadUnit("U1", "", "description", "Guard the pool"),
              ThreadUnit("U2", "", "comment", sentence))
-    fields = extract_fields("Guard the pool", units)
+    fields = extract_fields("Guard the pool", units, use_model=False)
     assert not fields.cause and not fields.rejected
     assert fields.decision == (Claim("Guard the pool", "U1"),)  # the summary, not the chatter
 
 
-def test_problem_is_title_plus_opening_and_decision_falls_back_to_the_summary():
+def test_rules_problem_is_title_plus_opening_and_decision_falls_back_to_the_summary():
     units = (ThreadUnit("U1", "", "description", "Fix hang on dead hosts"),
              ThreadUnit("U2", "", "description", "Requests to a dead host never return. More."))
-    fields = extract_fields("Fix hang on dead hosts", units)
+    fields = extract_fields("Fix hang on dead hosts", units, use_model=False)
     assert fields.problem == Claim("Fix hang on dead hosts — Requests to a dead host never return.", "U2")
     assert fields.decision == ()  # "Fix X" names the problem, not the approach
-    guarded = extract_fields("Close dead sockets", (ThreadUnit("U1", "", "description", "Close dead sockets"),))
+    guarded = extract_fields("Close dead sockets", (ThreadUnit("U1", "", "description", "Close dead sockets"),),
+                             use_model=False)
     assert guarded.decision == (Claim("Close dead sockets", "U1"),)
-    assert extract_fields("Fix hang on dead hosts", units, opening=False).problem == \
+    assert extract_fields("Fix hang on dead hosts", units, opening=False, use_model=False).problem == \
         Claim("Fix hang on dead hosts", "U1")
 
 

@@ -6,7 +6,8 @@ import re
 
 from whylens.history.links import WebLinks
 from whylens.models import Claim, HistoryEntry, KnowledgeCounts, Pitfall, Record, Story, Symbol, Unit
-from whylens.render.cards import hover_card, rationale, story_json
+from whylens.render.cards import hover_card, story_json
+from whylens.render.rationale import rationale
 from whylens.render.diagnostics import pitfall_link, pitfall_message
 from whylens.render.hits import to_json
 from whylens.render.lens import lens_title
@@ -127,8 +128,9 @@ def test_search_json_exact_shape():
     out = to_json(SearchResult("pool deadlock", False, hits))
     assert set(out) == {"query", "abstained", "results"}
     keys = {"id", "type", "title", "content", "score", "commit", "author", "date", "files",
-            "symbols", "source", "url"}
-    assert all(set(r) == keys for r in out["results"])
+            "symbols", "source", "url", "snippet"}
+    record_keys = keys | {"problem", "cause", "decision", "rejected", "outcome"}
+    assert [set(r) for r in out["results"]] == [keys, keys, record_keys]
     assert out["results"][0]["url"] == f"https://github.com/acme/shop/commit/{SHA[1]}"
     assert out["results"][0]["score"] == 1.2346
     assert out["results"][1]["url"].endswith("/pull/12") and out["results"][1]["commit"] == SHA[2]
@@ -160,3 +162,66 @@ def test_one_link_rule_in_search_hover_rationale_diagnostics_and_why_json():
     own = Record(id="issue-8", kind="issue", number=8, title="t", url="https://tracker/8")
     assert to_hit(own, 1.0, None).url == "https://tracker/8"
     assert to_hit(ISSUE, 1.0, None).url is None  # no web host known: no url
+
+
+def test_rationale_budget_keeps_the_most_explanatory_items_and_says_what_it_left_out():
+    many = tuple(_unit(1 + i % 8, "skill", f"Fix number {i}: " + "detail " * 40) for i in range(30))
+    history = tuple(_entry(1 + i % 8, f"Change number {i} of the session code") for i in range(60))
+    story = _story(units=(_unit(2, "pattern", "Session.send deadlocked when the pool was "
+                                              "exhausted."),) + many, history=history)
+    text = rationale(story, LINKS)
+    assert len(text) <= 4000
+    assert "deadlocked when the pool was exhausted" in text  # the pitfall before the fixes
+    assert "A request without a timeout hangs forever" in text  # the record's problem
+    left_out = re.search(r"\*(\d+) more items not shown: `whylens why --all`", text)
+    assert left_out and int(left_out.group(1)) > 0
+    sections = [line for line in text.splitlines() if line.startswith("### ")]
+    assert sections == sorted(sections, key=lambda s: ["### Decisions", "### Pitfalls",
+                                                        "### Constraints", "### Fixes",
+                                                        "### History"].index(s.split(" (")[0]))
+    everything = rationale(story, LINKS, max_chars=None)
+    assert "not shown" not in everything and everything.count("Fix number") == 30
+
+
+def test_formatting_only_commits_are_one_collapsed_line_never_changes():
+    fmt = [HistoryEntry(commit=SHA[i], date="2024-05-10T10:00:00+00:00", timestamp=1_700_000_100 + i,
+                        author="Bot", subject=f"Reformat with black {i}", pr=None, kind="formatting",
+                        path="src/session.py", symbol="Session.send") for i in (5, 6)]
+    story = _story(history=_story().history + tuple(fmt))
+    text = rationale(story, LINKS)
+    assert "Reformat with black" not in text
+    assert "2 reformat / lint / typing-only commits, not listed" in text
+    assert story.counts.changes == 3 and "Reformat" not in (hover_card(story, LINKS) or "")
+
+
+def test_reverted_knowledge_and_the_line_behind_the_cursor():
+    from whylens.models import LineChange, Reversal
+
+    reverted = _unit(3, "fact", "Send must reject closed connections.")
+    story = _story(reversals=(Reversal(reverted, "reverted", SHA[5], 31,
+                                       "raising in send broke the shutdown path"),),
+                   line_change=LineChange(4, _entry(2, "Fix deadlock when the pool is exhausted"),
+                                          (_unit(2, "pattern", "Session.send deadlocked when "
+                                                               "the pool was exhausted."),)))
+    text = rationale(story, LINKS)
+    assert "### Reverted or superseded (history, not current)" in text
+    assert ("Send must reject closed connections. — *reverted in "
+            "[#31](https://github.com/acme/shop/pull/31)") in text
+    assert "raising in send broke the shutdown path" in text
+    assert "**Line 4** last changed in" in text and "deadlocked when the pool" in text
+    card = hover_card(story, LINKS) or ""
+    assert "**Line 4** last changed in" in card and "**Reverted**" in card
+    data = story_json(story, LINKS)
+    assert data["line"]["line"] == 4 and data["reversals"][0]["by_pr"] == 31
+    assert data["counts"] == {"records": 1, "pitfalls": 1, "changes": 3}
+
+
+def test_a_thousand_commit_churn_stays_in_budget():
+    churn = tuple(HistoryEntry(commit=f"{i:040x}", date="2024-01-10T10:00:00+00:00",
+                               timestamp=1_700_000_000 - i, author=f"Dev {i % 7}",
+                               subject=f"Tweak send, round {i}", pr=i, kind="body",
+                               path="src/session.py", symbol="Session.send") for i in range(1000))
+    story = _story(history=churn)
+    card, text = hover_card(story, LINKS), rationale(story, LINKS)
+    assert len(card) <= 1200 and len(text) <= 4000
+    assert "more items not shown" in text and len(rationale(story, LINKS, max_chars=None)) > 4000

@@ -42,8 +42,10 @@ def test_sarif_is_valid_against_the_official_schema(suggestions):
     jsonschema.Draft4Validator(_schema()).validate(json.loads(json.dumps(log)))
     run = log["runs"][0]
     rule_ids = [r["id"] for r in run["tool"]["driver"]["rules"]]
-    assert rule_ids == ["whylens/reverted-before", "whylens/reintroduces-pitfall",
-                        "whylens/constraint", "whylens/decision-context"]
+    assert rule_ids == ["whylens/reintroduces-revert", "whylens/reintroduces-fixed",
+                        "whylens/rewrites-fix", "whylens/reverted-before",
+                        "whylens/reintroduces-pitfall", "whylens/constraint",
+                        "whylens/decision-context", "whylens/co-change"]
     assert len(run["results"]) == len(suggestions)
     for result, s in zip(run["results"], suggestions):
         assert rule_ids[result["ruleIndex"]] == result["ruleId"] == f"whylens/{s.kind}"

@@ -1,69 +1,89 @@
-"""retrieval.search: ranking across commits, hits with provenance, and the gate's silence."""
+"""retrieval.search: every commit searchable, answer sentences, one hit per commit, context,
+recency, and the gate's silence."""
 
 from __future__ import annotations
 
 import hashlib
-from collections import Counter
 
 import pytest
 
 from whylens.index.store import IndexStore
-from whylens.models import Claim, Commit, Record, Unit
-from whylens.retrieval.search import GATE, SearchResult, coverage, search
+from whylens.models import Claim, Commit, FileChange, Record, Unit
+from whylens.retrieval import gate as gates
+from whylens.retrieval.search import GATE, SearchContext, SearchResult, rank, search
 
-# (type, title, content, files, symbols): shaped like units mined from requests' history.
-CORPUS = [
-    ("pattern", "Fix connection pool leak", "Session.send leaks connections when a redirect "
-     "raises ConnectionError; the pool is exhausted after a few hundred requests",
-     ("requests/sessions.py",), ("Session.send",)),
-    ("skill", "Stream large downloads", "Use stream=True and iter_content instead of reading "
-     "Response.content into memory for large files", ("requests/models.py",),
-     ("Response.iter_content",)),
-    ("fact", "Timeouts must be tuples or floats", "The timeout argument must be a float or a "
-     "(connect, read) tuple; None means wait forever", ("requests/adapters.py",),
-     ("HTTPAdapter.send",)),
-    ("pattern", "Proxy auth header lost on redirect", "Proxy-Authorization is dropped when "
-     "rebuild_proxies runs after a redirect to another host", ("requests/sessions.py",),
-     ("SessionRedirectMixin.rebuild_proxies",)),
-    ("fact", "Cookies are not sent cross-domain", "A cookie jar must never send cookies to a "
-     "different domain than the one that set them", ("requests/cookies.py",),
-     ("RequestsCookieJar.set",)),
-    ("skill", "Encoding detection with chardet", "When the server sends no charset, fall back "
-     "to chardet to guess Response.text encoding", ("requests/models.py",),
-     ("Response.text",)),
-    ("pattern", "SSL verification fails behind corporate proxy", "certificate verify failed "
-     "happens when REQUESTS_CA_BUNDLE points to a missing file", ("requests/utils.py",),
-     ("get_environ_proxies",)),
-    ("fact", "Headers are case insensitive", "CaseInsensitiveDict keeps header names case "
-     "insensitive while remembering the last case used", ("requests/structures.py",),
-     ("CaseInsensitiveDict",)),
+# (subject, body, files): shaped like requests' history. Only some carry a unit (below).
+COMMITS = [
+    ("Fix connection pool leak on redirect",
+     "Session.send leaked connections when a redirect raised ConnectionError. After a few "
+     "hundred requests the pool was exhausted and every call hung. Release the connection "
+     "before following the redirect.", ("requests/sessions.py",)),
+    ("Stream large downloads",
+     "Reading Response.content loads the whole body into memory. Use stream=True and "
+     "iter_content for large files instead.", ("requests/models.py",)),
+    ("Accept a (connect, read) tuple as timeout",
+     "The timeout argument may now be a float or a (connect, read) tuple, so the connect and "
+     "the read phase get separate limits. None still means wait forever.",
+     ("requests/adapters.py",)),
+    ("Strip Authorization header whenever root URL changes",
+     "Previously the header was stripped only if the hostname changed, but in an https -> http "
+     "redirect that can leak the credentials on the wire.", ("requests/sessions.py",)),
+    ("Do not send cookies to other domains",
+     "A cookie jar must never send cookies to a different domain than the one that set them.",
+     ("requests/cookies.py",)),
+    ("Guess the encoding with chardet",
+     "When the server sends no charset, fall back to chardet to guess Response.text's encoding.",
+     ("requests/models.py",)),
+    ("Explain certificate verify failed behind proxies",
+     "certificate verify failed happens when REQUESTS_CA_BUNDLE points to a missing file; the "
+     "error now names the bundle path.", ("requests/utils.py",)),
+    ("Keep header names case insensitive",
+     "CaseInsensitiveDict keeps header names case insensitive while remembering the last case.",
+     ("requests/structures.py",)),
+    ("Retry idempotent requests on connection reset",
+     "Keep-alive connections closed by the server made requests fail with ConnectionResetError; "
+     "idempotent requests are retried once on a fresh connection.", ("requests/adapters.py",)),
+    ("Release the pool lock before retrying",
+     "Retrying while holding the pool lock deadlocked when two threads retried at once.",
+     ("requests/adapters.py",)),
 ]
+UNITS = {  # commit index -> (type, title, content, symbols)
+    0: ("pattern", "Connection pool exhausted after redirects",
+        "Session.send leaks connections when a redirect raises ConnectionError",
+        ("Session.send",)),
+    4: ("fact", "Cookies are not sent cross-domain",
+        "A cookie jar must never send cookies to a different domain", ("RequestsCookieJar.set",)),
+}
 
 
 def sha(n: int) -> str:
     return hashlib.sha1(f"commit{n}".encode()).hexdigest()
 
 
+def _commit(n: int, subject: str, body: str, files) -> Commit:
+    return Commit(sha=sha(n), parents=(), author="Ada Lovelace", email="a@x",
+                  timestamp=1_672_567_200 + n * 86_400,
+                  date=f"2023-{1 + n % 9:02d}-1{n % 9}T10:00:00+00:00", subject=subject,
+                  body=body, changes=tuple(FileChange(path=f, status="M") for f in files))
+
+
 @pytest.fixture
 def reader(index_dir):
     store = IndexStore(index_dir)
-    commits, units = [], []
-    for n, (type_, title, content, files, symbols) in enumerate(CORPUS):
-        date = f"2023-0{1 + n % 9}-1{n % 9}T10:00:00+00:00"
-        commits.append(Commit(sha=sha(n), parents=(), author="Ada Lovelace", email="a@x",
-                              timestamp=1672567200 + n * 86400, date=date, subject=title))
-        units.append(Unit(id=f"{n:012x}", type=type_, title=title, content=content, weight=0.8,
-                          context=content, commit=sha(n), author="Ada Lovelace", date=date,
-                          files=files, symbols=symbols, pr=100 + n if n % 2 else None))
-    # a second unit of commit 0, so commit spreading has something to spread
-    units.append(Unit(id="a00000000001", type="fact", title="Fix connection pool leak",
-                      content="Connections must be released to the pool after a redirect",
-                      weight=0.6, context="", commit=sha(0), author="Ada Lovelace",
-                      date=commits[0].date, files=("requests/sessions.py",)))
+    commits = [_commit(n, *row) for n, row in enumerate(COMMITS)]
+    units = [Unit(id=f"{n:012x}", type=t, title=title, content=content, weight=0.8,
+                  context=content, commit=sha(n), author="Ada Lovelace", date=commits[n].date,
+                  files=commits[n].changes[0].path and (commits[n].changes[0].path,),
+                  symbols=symbols, pr=100 + n)
+             for n, (t, title, content, symbols) in UNITS.items()]
     record = Record(id="pr-42", kind="pr", number=42, title="Retry idempotent requests on reset",
-                    problem=Claim("Requests failed with ConnectionResetError on keep-alive", "U1"),
-                    fixing_commits=(sha(1),), anchors=("HTTPAdapter.send",),
-                    files=("requests/adapters.py",), author="Grace Hopper", date=commits[1].date)
+                    problem=Claim("Requests failed with ConnectionResetError on keep-alive",
+                                  "U1"),
+                    decision=(Claim("Retry idempotent requests once on a fresh connection",
+                                    "U2"),),
+                    fixing_commits=(sha(8),), anchors=("HTTPAdapter.send",), merged=True,
+                    fix_edge_source="text", files=("requests/adapters.py",),
+                    author="Grace Hopper", date=commits[8].date)
     with store.writer() as writer:
         writer.add_commits(commits)
         writer.add_units(units)
@@ -73,34 +93,55 @@ def reader(index_dir):
 
 
 @pytest.mark.parametrize("query, expected", [
-    ("connection pool exhausted after redirect", sha(0)),
-    ("how do I download a large file without loading it into memory", sha(1)),
-    ("can the timeout be a tuple of connect and read", sha(2)),
-    ("proxy authorization dropped on redirect", sha(6 - 3)),
-    ("cookies sent to another domain", sha(4)),
-    ("certificate verify failed CA bundle", sha(6)),
-    ("CaseInsensitiveDict header names", sha(7)),
+    ("connection pool exhausted after redirect", 0),
+    ("how do I download a large file without loading it into memory?", 1),
+    ("can I give separate connect and read limits?", 2),
+    ("why is my Authorization header dropped on an https to http redirect?", 3),
+    ("cookies sent to another domain", 4),
+    ("CaseInsensitiveDict", 7),
+    ("why did two threads deadlock when retrying?", 9),
 ])
-def test_answers_good_questions_with_the_right_commit(reader, query, expected):
-    result = search(reader, query, k=3)
-    assert isinstance(result, SearchResult) and not result.abstained, result
-    assert result.hits[0].commit == expected
-    assert result.confidence >= GATE
+def test_questions_and_keywords_find_the_commit_that_answers(reader, query, expected):
+    result = search(reader, query, k=3, gate=0.0)
+    assert isinstance(result, SearchResult) and not result.abstained
+    assert result.hits[0].commit == sha(expected), [h.title for h in result.hits]
 
 
-@pytest.mark.parametrize("query", [
-    "kubernetes ingress controller configuration",
-    "how to bake sourdough bread",
-    "graphql schema stitching",
-    "the and of to",
-    "",
-])
-def test_abstains_on_what_the_history_cannot_answer(reader, query):
-    result = search(reader, query)
-    assert result.abstained and result.hits == []
+def test_a_commit_without_units_is_found_as_a_commit_document(reader):
+    hit = search(reader, "pool lock held while retrying deadlocked", k=1, gate=0.0).hits[0]
+    assert hit.type == "commit" and hit.id == f"msg-{sha(9)[:12]}" and hit.commit == sha(9)
+    assert hit.title == "Release the pool lock before retrying"
+    assert hit.files == ("requests/adapters.py",)
 
 
-def test_hits_carry_provenance_and_links(reader):
+def test_the_snippet_is_the_sentence_that_answers_within_the_budget(reader):
+    hit = search(reader, "what leaks the credentials on redirects?", k=1, gate=0.0).hits[0]
+    assert "leak the credentials on the wire" in hit.snippet
+    short = search(reader, "what leaks the credentials on redirects?", k=1, gate=0.0,
+                   budget=60).hits[0]
+    assert len(short.snippet) <= 60 and "…" in short.snippet and "credentials" in short.snippet
+    assert search(reader, "credentials redirect", k=1, gate=0.0, budget=0).hits[0].snippet == ""
+
+
+def test_one_hit_per_commit_shown_as_its_typed_unit(reader):
+    hits = search(reader, "Session.send connection pool exhausted redirect", k=10, gate=0.0).hits
+    commits = [h.commit for h in hits]
+    assert len(commits) == len(set(commits))
+    first = hits[0]
+    assert first.commit == sha(0) and first.type == "pattern"  # the labelled unit, not the message
+    assert "exhausted" in first.snippet  # still quoted from the whole message
+
+
+def test_record_hits_carry_their_story_and_outcome(reader):
+    hits = search(reader, "ConnectionResetError keep-alive retry", k=5, gate=0.0).hits
+    record = next(h for h in hits if h.id == "pr-42")
+    assert record.type == "decision" and record.commit == sha(8) and record.source == "pr"
+    assert record.problem == "Requests failed with ConnectionResetError on keep-alive"
+    assert record.decision == ("Retry idempotent requests once on a fresh connection",)
+    assert record.outcome == "landed"
+
+
+def test_hits_link_by_the_link_rule(reader):
     class Links:
         def commit(self, sha):
             return f"https://example.com/c/{sha}"
@@ -111,53 +152,72 @@ def test_hits_carry_provenance_and_links(reader):
         def issue(self, n):
             return f"https://example.com/issues/{n}"
 
-    hits = search(reader, "connection reset keep-alive retry", k=5, links=Links()).hits
-    record = next(h for h in hits if h.id == "pr-42")
-    assert record.type == "decision" and record.source == "pr" and record.commit == sha(1)
-    assert record.url == "https://example.com/pull/42" and record.author == "Grace Hopper"
-    unit = search(reader, "stream large downloads iter_content", k=1, links=Links()).hits[0]
-    assert unit.url == "https://example.com/pull/101"  # a unit links to its PR when it has one
-    assert unit.files == ("requests/models.py",) and unit.symbols == ("Response.iter_content",)
-    assert search(reader, "stream large downloads").hits[0].url is None  # no links: no url
+    hits = search(reader, "ConnectionResetError keep-alive retry", k=5, gate=0.0,
+                  links=Links()).hits
+    assert next(h for h in hits if h.id == "pr-42").url == "https://example.com/pull/42"
+    doc = search(reader, "pool lock deadlocked retrying", k=1, gate=0.0, links=Links()).hits[0]
+    assert doc.url == f"https://example.com/c/{sha(9)}"
+    assert search(reader, "pool lock deadlocked", gate=0.0).hits[0].url is None
 
 
-def test_a_second_unit_of_the_same_commit_is_discounted(reader):
-    hits = search(reader, "connection pool redirect leak released", k=5).hits
-    assert hits[0].commit == sha(0)
-    same = [h for h in hits if h.commit == sha(0)]
-    assert len(same) == 2  # both are still shown, the second one lower
+def test_context_raises_knowledge_anchored_where_the_caller_is(reader):
+    query = "connection problems"
+    plain = [h.commit for h in search(reader, query, k=10, gate=0.0).hits]
+    here = SearchContext(paths=("requests/adapters.py",))
+    boosted = [h.commit for h in search(reader, query, k=10, gate=0.0, context=here).hits]
+    adapters = {sha(2), sha(8), sha(9)}
+    assert boosted[0] in adapters
+    assert sum(c in adapters for c in boosted[:3]) >= sum(c in adapters for c in plain[:3])
+    on_symbol = SearchContext(symbols=("Session.send",))
+    assert search(reader, query, k=1, gate=0.0, context=on_symbol).hits[0].commit == sha(0)
 
 
-def test_each_further_hit_of_a_commit_keeps_four_fifths_of_its_score(reader):
-    """The same-commit discount: the n-th extra hit of one commit scores 0.8**n of its raw score."""
-    query = "connection pool redirect leak released"
-    raw = {item.id: score for item, score in reader.search(query, k=30)}
-    hits = search(reader, query, k=10, gate=0.0).hits
-    repeats: Counter[str] = Counter()
-    for hit in hits:
-        assert hit.score == pytest.approx(raw[hit.id] * 0.8 ** repeats[hit.commit]), hit.id
-        repeats[hit.commit] += 1
-    assert repeats[sha(0)] == 2  # the case the discount exists for is in the list
+def test_recency_breaks_ties_between_equal_documents(index_dir):
+    store = IndexStore(index_dir / "tie")
+    twins = [_commit(n, "Handle empty chunk in decoder", "An empty chunk stopped the decoder.",
+                     ("a/decoder.py",)) for n in (1, 5)]
+    with store.writer() as writer:
+        writer.add_commits(twins)
+    with store.reader() as r:
+        hits = search(r, "empty chunk decoder", k=2, gate=0.0).hits
+    assert [h.commit for h in hits] == [sha(5), sha(1)]  # the newer one first
 
 
 @pytest.mark.parametrize("query", [
-    "connection pool exhausted after redirect", "can the timeout be a tuple of connect and read",
-    "proxy authorization dropped on redirect", "redirect", "cookies sent to another domain",
+    "how do I center a div with flexbox?",
+    "what is a good hydration for sourdough bread?",
+    "the and of to",
+    "?!...",
+    "",
+    "   ",
 ])
-def test_confidence_is_coverage_times_half_plus_half_margin(reader, query):
-    """The gate's formula (module docstring; GATE was calibrated with it, bench/calibrate_gate.py):
-    changing its weights must fail here, not silently move every threshold."""
-    result = search(reader, query, k=50, gate=0.0)
-    top = result.hits[0]
-    runner_up = next((h.score for h in result.hits[1:] if h.commit != top.commit), 0.0)
-    margin = (top.score - runner_up) / top.score
-    item = reader.unit(top.id) or reader.record(top.id)
-    assert result.confidence == pytest.approx(coverage(reader, query, item) * (0.5 + 0.5 * margin))
-    assert GATE == 0.35  # recalibrate (bench/calibrate_gate.py) before changing it
+def test_abstains_on_what_the_history_cannot_answer(reader, query):
+    result = search(reader, query)
+    assert result.abstained and result.hits == []
+
+
+def test_confidence_is_the_fitted_gate_of_the_rankings_features(reader):
+    """The gate's formula (bench/calibrate_gate.py fits it): changing its inputs must fail here,
+    not silently move the threshold."""
+    query = "why is my Authorization header dropped on redirect?"
+    ranking = rank(reader, query)
+    assert set(ranking.features) == set(gates.FEATURES)
+    result = search(reader, query, gate=0.0)
+    assert result.confidence == pytest.approx(gates.confidence(ranking.features))
+    assert 0.0 < GATE < 1.0
+
+
+@pytest.mark.parametrize("query", ["x" * 10_000, "é" * 3000 + " redirect", "😀 🚀 ✨",
+                                   "Session.send() -> ConnectionError: [Errno 111]"])
+def test_odd_queries_never_raise(reader, query):
+    result = search(reader, query, gate=0.0)
+    assert isinstance(result, SearchResult)
 
 
 def test_filters_pass_through(reader):
-    assert search(reader, "redirect", types=["skill"]).abstained
-    hits = search(reader, "redirect", path="requests/sessions.py").hits
+    assert search(reader, "redirect", types=["skill"], gate=0.0).abstained
+    hits = search(reader, "redirect", path="requests/sessions.py", gate=0.0).hits
     assert hits and all("requests/sessions.py" in h.files for h in hits)
-    assert search(reader, "redirect", author="nobody").abstained
+    assert search(reader, "redirect", author="nobody", gate=0.0).abstained
+    commits_only = search(reader, "redirect", types=["commit"], gate=0.0).hits
+    assert commits_only and {h.type for h in commits_only} == {"commit"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from whylens.errors import InvalidInputError
+from whylens.errors import InvalidInputError, UnknownTargetError
 from whylens.retrieval.why import why
 
 from retrieval.pool_history import POOL_V5
@@ -71,8 +71,46 @@ def test_no_history_is_an_honest_answer(pool_repo):
     story = why(reader, "src/new.py", line=2, repo_root=repo.root, now=NOW)
     assert story.symbol.name == "brand_new"
     assert not story.known and story.summary == "no recorded history"
-    gone = why(reader, "src/pool.py", symbol="Pool.vanished", repo_root=repo.root, now=NOW)
-    assert not gone.known and gone.symbol.name == "Pool.vanished"
+    # a known symbol with no knowledge is an honest answer; an unknown one is an error
+    quiet = why(reader, "src/new.py", symbol="brand_new", repo_root=repo.root, now=NOW)
+    assert not quiet.known and quiet.summary == "no recorded history"
+
+
+@pytest.mark.parametrize("name,suggested", [
+    ("Pool.gte", "Pool.get"), ("Pol.put", "Pool.put"), ("fetc", "fetch"), ("Pool.vanished", None),
+])
+def test_unknown_symbol_is_bad_input_with_close_names(pool_repo, name, suggested):
+    repo, _shas, reader = pool_repo
+    with pytest.raises(UnknownTargetError) as caught:
+        why(reader, "src/pool.py", symbol=name, repo_root=repo.root, now=NOW)
+    assert caught.value.exit_code == 2
+    assert f"no symbol {name!r} in src/pool.py" in str(caught.value)
+    assert len(caught.value.suggestions) <= 3
+    if suggested:
+        assert suggested in caught.value.suggestions
+
+
+def test_missing_file_is_bad_input_with_close_paths(pool_repo):
+    repo, _shas, reader = pool_repo
+    with pytest.raises(UnknownTargetError) as caught:
+        why(reader, "src/pol.py", line=3, repo_root=repo.root, now=NOW)
+    assert "src/pool.py" in caught.value.suggestions and caught.value.exit_code == 2
+
+
+def test_deleted_symbol_and_file_keep_their_story(pool_repo):
+    repo, shas, reader = pool_repo
+    repo.write("src/pool.py", "class Pool:\n    def get(self):\n        return 1\n")
+    gone = why(reader, "src/pool.py", symbol="fetch", repo_root=repo.root, now=NOW)
+    assert gone.known and gone.symbol.name == "fetch" and not gone.symbol.start_line
+    (repo.root / "src" / "pool.py").unlink()
+    whole = why(reader, "src/pool.py", repo_root=repo.root, now=NOW)
+    assert whole.known and whole.symbol is None
+
+
+def test_a_line_past_the_end_is_bad_input(pool_repo):
+    repo, _shas, reader = pool_repo
+    with pytest.raises(InvalidInputError, match="past the end of src/pool.py"):
+        why(reader, "src/pool.py", line=500, repo_root=repo.root, now=NOW)
 
 
 @pytest.mark.parametrize("path", ["../outside.py", "/etc/passwd", "src/../../x.py", ""])
@@ -94,3 +132,37 @@ def test_bad_line_is_invalid_input(pool_repo):
     repo, _shas, reader = pool_repo
     with pytest.raises(InvalidInputError):
         why(reader, "src/pool.py", line=0, repo_root=repo.root)
+
+
+STRICT = POOL_V5.replace("        self.items.append(item)  # never blocks\n",
+                         "        if item.closed:\n            raise ValueError('closed')\n"
+                         "        self.items.append(item)  # never blocks\n")
+
+
+def test_knowledge_from_a_reverted_change_is_history_not_current(make_repo, tmp_path):
+    from whylens.index.store import IndexStore
+    from whylens.pipeline import run_index
+    from whylens.render.cards import hover_card
+    from whylens.render.rationale import rationale
+
+    repo = make_repo("reverted")
+    repo.commit("Add the pool", {"src/pool.py": POOL_V5})
+    strict = repo.commit("Make put strict\n\nPool.put must reject closed connections, because a "
+                         "closed connection handed out again makes every later request fail.",
+                         {"src/pool.py": STRICT})
+    undo = repo.commit(f"Go back to the lenient pool\n\nrevert {strict[:8]}: raising in put "
+                       "broke the shutdown path, which puts closed connections back on purpose.",
+                       {"src/pool.py": POOL_V5})
+    run_index(repo.root, tmp_path / "index")
+    with IndexStore(tmp_path / "index").reader() as reader:
+        story = why(reader, "src/pool.py", symbol="Pool.put", repo_root=repo.root, now=NOW)
+    assert not any(u.commit == strict for u in story.units)  # never shown as current
+    undone = [r for r in story.reversals if getattr(r.item, "commit", None) == strict
+              or strict in getattr(r.item, "fixing_commits", ())]
+    assert undone and all(r.how == "reverted" and r.by == undo for r in undone)
+    text = rationale(story)
+    assert "### Reverted or superseded" in text and f"reverted in `{undo[:7]}`" in text
+    current = text.split("### Reverted")[0]
+    assert "must reject closed connections" not in current
+    card = hover_card(story) or ""
+    assert "**Constraint:** Pool.put must reject" not in card

@@ -189,3 +189,40 @@ def test_unsupported_language_is_empty_not_an_error():
     assert outline(b"# title\n", "markdown") == []
     assert outline(b"x", None) == []
     assert outline(b"x", "no-such-language") == []
+
+
+# The JS/TS definitions users expect (the cards issue): accessors defined by call, exports,
+# members assigned a function, chained assignments.
+JS_EXPECTED = (
+    b"var req = Object.create(http.IncomingMessage.prototype);\n"
+    b"req.get = req.header = function header(name) {\n  return 1;\n};\n"
+    b"module.exports.render = function render(a) { return a; };\n"
+    b"exports.send = function (x) { return x; };\n"
+    b"obj.method = function () {};\n"
+    b"defineGetter(req, 'protocol', function protocol() {\n  return 1;\n});\n"
+    b"req.__defineGetter__('ip', function () {\n  return this.ips[0];\n});\n"
+    b"Object.defineProperty(req, 'query', {\n  configurable: true,\n"
+    b"  get: function query() { return 1; }\n});\n"
+    b"Object.defineProperty(exports, 'static', { value: function serve() { return 1; } });\n"
+    b"function init() {\n  Object.defineProperty(this, 'router', { get: function () {} });\n}\n"
+)
+
+
+@pytest.mark.parametrize("language", ["javascript", "typescript", "tsx"])
+def test_js_accessors_exports_and_member_functions_are_symbols(language):
+    symbols = outline(JS_EXPECTED, language)
+    names = [s.name for s in symbols]
+    for name in ("req.get", "render", "send", "obj.method", "req.protocol", "req.ip",
+                 "req.query", "static", "init.router"):
+        assert name in names, (name, names)
+    protocol = find(symbols, "req.protocol")
+    assert (protocol.start_line, protocol.end_line) == (8, 10)
+    assert symbol_at(symbols, 9).name == "req.protocol"  # a line of its body
+    assert find(symbols, "protocol") is protocol  # found by its short name too
+    text = JS_EXPECTED.decode().splitlines()[protocol.name_line - 1]
+    assert text[protocol.name_col:protocol.name_end_col] == "'protocol'"
+
+
+def test_define_property_with_a_computed_name_is_not_a_symbol():
+    source = b"function define(obj, name, get) {\n  Object.defineProperty(obj, name, { get });\n}\n"
+    assert [s.name for s in outline(source, "javascript")] == ["define"]

@@ -2,6 +2,8 @@
 // into a private virtual environment. Pure: command lines and parsing only; running them is the
 // job of ../python.ts and ../setup.ts.
 
+import * as path from 'path';
+
 export type InterpreterSource = 'setting' | 'python-extension' | 'private-venv' | 'default';
 
 export interface Candidate {
@@ -13,12 +15,32 @@ export const DEFAULT_PYTHON = 'python3';
 export const MIN_PYTHON: [number, number] = [3, 11];
 export const PYPI_NAME = 'whylens';
 
+/** True when `file` is `folder` or inside it (absolute paths; `..` segments resolved). */
+export function isInside(file: string, folder: string): boolean {
+  const rel = path.relative(path.resolve(folder), path.resolve(file));
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
 /**
  * Candidates in the order they are tried. An explicit setting comes first and replaces the
  * automatic choices (the Python extension's interpreter, then `python3`); the private environment
  * exists only when the user asked for it, so it is the fallback either way.
+ *
+ * `restricted` (an untrusted workspace: its folders): the Python extension's choice is skipped
+ * (a workspace may select its own `.venv`), and so is any interpreter inside those folders.
  */
 export function interpreterCandidates(
+  setting: string[],
+  pythonExtension: string[] | undefined,
+  privateVenvPython: string | undefined,
+  restricted?: string[],
+): Candidate[] {
+  const all = candidatesInOrder(setting, restricted ? undefined : pythonExtension, privateVenvPython);
+  if (!restricted) return all;
+  return all.filter((c) => !(path.isAbsolute(c.command[0]) && restricted.some((root) => isInside(c.command[0], root))));
+}
+
+function candidatesInOrder(
   setting: string[],
   pythonExtension: string[] | undefined,
   privateVenvPython: string | undefined,
@@ -47,10 +69,14 @@ function dedupe(candidates: Candidate[]): Candidate[] {
   });
 }
 
-/** `python -m whylens serve` (stdio). */
+/**
+ * `python -P -m whylens serve` (stdio). `-P` (Python 3.11+, checked by the probe first): the
+ * current folder is not put on the import path, so no `whylens` package of a repository shadows
+ * the installed one.
+ */
 export function serverCommand(interpreter: string[]): { command: string; args: string[] } {
   const [command, ...rest] = interpreter;
-  return { command, args: [...rest, '-m', 'whylens', 'serve'] };
+  return { command, args: [...rest, '-P', '-m', 'whylens', 'serve'] };
 }
 
 /** A one-line probe: prints JSON with the Python version and whylens's version or import error. */

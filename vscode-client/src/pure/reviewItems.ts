@@ -2,10 +2,14 @@
 import type { PrSuggestionsResult, Suggestion } from '../protocol';
 
 const KIND_TITLES: Record<string, string> = {
+  'reintroduces-revert': 'Brings back a reverted change',
+  'reintroduces-fixed': 'Brings back code a fix replaced',
+  'rewrites-fix': 'Rewrites a fix',
   'reverted-before': 'Reverted before',
   'reintroduces-pitfall': 'Reintroduces a known pitfall',
   constraint: 'Constraint',
   'decision-context': 'Decision context',
+  'co-change': 'Usually changes together',
 };
 
 export function kindTitle(kind: string): string {

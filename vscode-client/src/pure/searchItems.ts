@@ -34,9 +34,42 @@ export function shortDate(date: string): string {
   return m ? m[1] : date ?? '';
 }
 
+// C0/C1 controls and line/paragraph separators: never shown (a subject cannot drive anything)
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+
 function oneLine(text: string, max: number): string {
-  const flat = (text ?? '').replace(/\s+/g, ' ').trim();
+  const flat = (text ?? '').replace(CONTROL, ' ').replace(/\s+/g, ' ').trim();
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
+
+/** A quick pick row's text: `$(name)` in history text stays text, not an icon. */
+function noIcons(text: string): string {
+  return text.replace(/\$\(/g, '\\$(');
+}
+
+/** History text as markdown that renders as exactly that text: every ASCII punctuation
+ * character is backslash-escaped (CommonMark), so no image, link, autolink, HTML, heading or
+ * list can form; line breaks are kept as hard breaks. (The server's `markup` does the same for
+ * the markdown it builds; this document is built by the client.) */
+export function markdownText(text: string): string {
+  return (text ?? '')
+    .split(/\r?\n/)
+    .map((line) => line.replace(CONTROL, ' ').trim().replace(/[!-/:-@[-`{-~]/g, '\\$&'))
+    .filter((line) => line)
+    .join('  \n');
+}
+
+/** A name or path as a code span, whatever backticks it holds. */
+function codeSpan(text: string): string {
+  const flat = oneLine(text, 300);
+  const longest = Math.max(0, ...(flat.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  return longest ? `${fence} ${flat} ${fence}` : `${fence}${flat}${fence}`;
+}
+
+/** Only http(s) links WhyLens's server built (no spaces, parentheses or angle brackets). */
+function safeUrl(url: string | null | undefined): string | undefined {
+  return url && /^https?:\/\/[^\s()<>"'`]+$/i.test(url) ? url : undefined;
 }
 
 export interface HitRow {
@@ -51,9 +84,9 @@ export function hitRow(hit: SearchHit): HitRow {
     .filter((part) => part)
     .join(' · ');
   return {
-    label: `$(${typeIcon(hit.type)}) ${oneLine(hit.title || hit.content, 100)}`,
+    label: `$(${typeIcon(hit.type)}) ${noIcons(oneLine(hit.title || hit.content, 100))}`,
     description: typeName(hit.type),
-    detail,
+    detail: noIcons(oneLine(detail, 300)),
   };
 }
 
@@ -73,13 +106,14 @@ export function hitTarget(hit: SearchHit): HitTarget {
 
 /** A hit shown on its own (when it has no symbol to explain). */
 export function hitMarkdown(hit: SearchHit): string {
-  const lines = [`# ${typeName(hit.type)}: ${hit.title || oneLine(hit.content, 80)}`, ''];
-  if (hit.content && hit.content !== hit.title) lines.push(hit.content, '');
-  const commit = hit.commit ? `\`${hit.commit.slice(0, 12)}\`` : '';
-  const source = hit.url ? `[${commit || 'source'}](${hit.url})` : commit;
-  lines.push(`*${[source, hit.author, shortDate(hit.date)].filter((p) => p).join(' · ')}*`);
-  if (hit.files?.length) lines.push('', `Files: ${hit.files.map((f) => `\`${f}\``).join(', ')}`);
-  if (hit.symbols?.length) lines.push('', `Symbols: ${hit.symbols.map((s) => `\`${s}\``).join(', ')}`);
+  const lines = [`# ${typeName(hit.type)}: ${markdownText(oneLine(hit.title || hit.content, 80))}`, ''];
+  if (hit.content && hit.content !== hit.title) lines.push(markdownText(hit.content), '');
+  const commit = hit.commit ? codeSpan(hit.commit.slice(0, 12)) : '';
+  const url = safeUrl(hit.url);
+  const source = url ? `[${commit || 'source'}](${url})` : commit;
+  lines.push(`*${[source, markdownText(oneLine(hit.author, 100)), shortDate(hit.date)].filter((p) => p).join(' · ')}*`);
+  if (hit.files?.length) lines.push('', `Files: ${hit.files.map(codeSpan).join(', ')}`);
+  if (hit.symbols?.length) lines.push('', `Symbols: ${hit.symbols.map(codeSpan).join(', ')}`);
   return lines.join('\n') + '\n';
 }
 

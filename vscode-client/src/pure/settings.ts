@@ -5,6 +5,20 @@
 /** What `vscode.WorkspaceConfiguration` offers that we use. */
 export interface ConfigGetter {
   get<T>(key: string): T | undefined;
+  inspect?<T>(key: string): { defaultValue?: T; globalValue?: T } | undefined;
+}
+
+/**
+ * Settings that choose a program or a folder to write: `scope: "machine"` in package.json, so
+ * VS Code ignores a workspace's value; in an untrusted workspace they are also read from the
+ * user's (or remote machine's) settings only, whatever the editor does.
+ */
+export const MACHINE_KEYS = ['server.interpreter', 'index.directory'] as const;
+
+function machineValue<T>(cfg: ConfigGetter, key: string, trusted: boolean): T | undefined {
+  if (trusted || !cfg.inspect) return cfg.get<T>(key);
+  const found = cfg.inspect<T>(key);
+  return found?.globalValue ?? found?.defaultValue;
 }
 
 /** Every key (without the `whylens.` prefix); all are sent as initializationOptions.settings. */
@@ -58,10 +72,10 @@ function clampInt(value: unknown, fallback: number, min: number, max: number): n
   return Math.min(max, Math.max(min, Math.round(value)));
 }
 
-export function readClientSettings(cfg: ConfigGetter, ctx: PathContext = {}): ClientSettings {
-  const directory = cfg.get<string>('index.directory');
+export function readClientSettings(cfg: ConfigGetter, ctx: PathContext = {}, trusted = true): ClientSettings {
+  const directory = machineValue<string>(cfg, 'index.directory', trusted);
   return {
-    interpreter: normalizeInterpreter(cfg.get('server.interpreter'), ctx),
+    interpreter: normalizeInterpreter(machineValue(cfg, 'server.interpreter', trusted), ctx),
     indexDirectory: typeof directory === 'string' ? substituteVariables(directory.trim(), ctx) : '',
     searchDebounceMs: clampInt(cfg.get('search.debounceMs'), 150, 0, 2000),
     searchMaxResults: clampInt(cfg.get('search.maxResults'), 20, 1, 100),
@@ -69,10 +83,11 @@ export function readClientSettings(cfg: ConfigGetter, ctx: PathContext = {}): Cl
 }
 
 /** The server's keys as the nested camelCase object config.py parses (`{hover: {enabled}}`). */
-export function serverSettings(cfg: ConfigGetter): Record<string, Record<string, unknown>> {
+export function serverSettings(cfg: ConfigGetter, trusted = true): Record<string, Record<string, unknown>> {
   const out: Record<string, Record<string, unknown>> = {};
   for (const key of SERVER_KEYS) {
-    const value = cfg.get<unknown>(key);
+    const value = (MACHINE_KEYS as readonly string[]).includes(key)
+      ? machineValue<unknown>(cfg, key, trusted) : cfg.get<unknown>(key);
     if (value === undefined) continue;
     const [group, name] = key.split('.');
     (out[group] ??= {})[name] = value;
@@ -99,11 +114,12 @@ export function initializationOptions(
   cfg: ConfigGetter,
   storagePath: string | undefined,
   ctx: PathContext = {},
+  trusted = true,
 ): InitializationOptions {
-  const client = readClientSettings(cfg, ctx);
+  const client = readClientSettings(cfg, ctx, trusted);
   return {
     indexDirectory: indexDirectory(client.indexDirectory, storagePath),
-    settings: serverSettings(cfg),
+    settings: serverSettings(cfg, trusted),
   };
 }
 

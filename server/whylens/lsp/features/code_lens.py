@@ -16,7 +16,7 @@ from whylens.lsp.guard import guarded
 from whylens.lsp.server import Feature, WhyLensServer
 from whylens.lsp.workspaces import RepoWorkspace
 from whylens.models import KnowledgeCounts, Symbol
-from whylens.render.cards import rationale
+from whylens.render.rationale import rationale
 from whylens.render.lens import lens_title
 from whylens.retrieval.why import symbol_story
 
@@ -26,7 +26,7 @@ COUNTS_CACHE_SIZE = 32  # files whose knowledge counts are kept (per index gener
 
 
 def has_knowledge(counts: KnowledgeCounts | None) -> bool:
-    """A lens only where there is a decision record or a pitfall/constraint, not mere churn."""
+    """A lens only where there is a decision record or a pitfall, not mere churn."""
     return counts is not None and (counts.records > 0 or counts.pitfalls > 0)
 
 
@@ -86,10 +86,12 @@ class CodeLensFeature(Feature):
         uri, name = data.get("uri"), data.get("symbol")
         title = "why"
         doc = self.server.documents.get(uri) if isinstance(uri, str) else None  # None: bad uri
-        if doc is not None and doc.ws.reader is not None and isinstance(name, str):
-            counts = self.counts_for(doc).get(name)
-            if counts:
-                title = lens_title(counts)
+        if doc is not None and doc.ws.reader is not None and isinstance(name, str) and name:
+            # the title counts what the card shows (Story.counts), never a number of its own
+            symbol = doc.symbol_named(name) or Symbol(name=name, kind="symbol", start_line=0,
+                                                      end_line=0)
+            story = symbol_story(doc.ws.reader, doc.path, symbol, now=time.time())
+            title = lens_title(story.counts)
         lens.command = types.Command(title=title, command=protocol.CMD_EXPLAIN_SYMBOL,
                                      arguments=[uri, name])
         return lens

@@ -1,4 +1,5 @@
-"""Hover: the why-card of the symbol under the cursor, from the current (unsaved) text."""
+"""Hover: the why-card of the symbol under the cursor or around its line, from the current
+(unsaved) text; inside a symbol, with the change that last touched the line."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ class HoverFeature(Feature):
         self.server.feature(types.TEXT_DOCUMENT_HOVER)(guarded(self.hover))
 
     def hover(self, params: types.HoverParams) -> types.Hover | None:
+        """The card of the symbol named under the cursor, else of the innermost symbol around
+        the line; inside a symbol it also says which change last touched that line."""
         ls = self.server
         if not ls.settings.hover.enabled:
             return None
@@ -29,14 +32,23 @@ class HoverFeature(Feature):
             return None
         codec = ls.workspace.position_codec
         line, column = positions.to_server(codec, doc.lines, params.position)
+        if not 0 < line <= len(doc.lines):
+            return None
         symbol = doc.symbol_under_cursor(line, column)
+        on_name = symbol is not None
+        if symbol is None and doc.lines[line - 1].strip():
+            symbol = doc.innermost(line)
         if symbol is None:
             return None
-        story = symbol_story(doc.ws.reader, doc.path, symbol, now=time.time())
+        inside = symbol.start_line <= line <= symbol.end_line  # not a call site elsewhere
+        story = symbol_story(doc.ws.reader, doc.path, symbol, now=time.time(),
+                             line=line if inside else None)
         card = hover_card(story, doc.ws.links) if story.known else None
         if not card:
             return None
+        where = positions.name_range(codec, doc.lines, symbol) if on_name and \
+            symbol.name_line == line else positions.line_range(codec, doc.lines, line)
         return types.Hover(
             contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=card),
-            range=positions.name_range(codec, doc.lines, symbol),
+            range=where,
         )

@@ -6,16 +6,16 @@ import asyncio
 import dataclasses
 import json
 import logging
-import sys
 import time
 from typing import Any, ClassVar
 
+from whylens import child_command
 from whylens.history.links import WebLinks
 from whylens.lsp import positions, protocol
 from whylens.lsp.guard import guarded
 from whylens.lsp.server import Feature
 from whylens.models import Story
-from whylens.render.cards import rationale
+from whylens.render.rationale import rationale
 from whylens.render.hits import to_json
 from whylens.retrieval.search import search
 from whylens.retrieval.why import file_story, symbol_story
@@ -74,8 +74,8 @@ class RequestsFeature(Feature):
         if ws is None or ws.reader is None:
             return None
         # The review diffs with git: GitPython runs in a child process, never in the server.
-        command = [sys.executable, "-m", "whylens", "pr-comments", "--repo", str(ws.root),
-                   "--index-dir", str(ws.index_dir), "--format", "json"]
+        command = child_command("pr-comments", "--repo", str(ws.root),
+                                "--index-dir", str(ws.index_dir), "--format", "json")
         if params.base:
             command += ["--base", params.base]
         if params.head:

@@ -9,12 +9,7 @@
 (variable_declarator
   name: (identifier) @name
   value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
-; Functions assigned to a member: Foo.prototype.bar = function () {} is "Foo.bar",
-; exports.render / module.exports.render / this.render = ... are "render".
-(expression_statement
-  (assignment_expression
-    left: (member_expression) @name
-    right: [(arrow_function) (function_expression) (generator_function)])) @definition.function
+; Definitions by member assignment and by call: js_members.scm (parse.QUERY_EXTRA).
 
 ; --- comments (a separate query, run only over the spans being compared) ---
 (comment) @comment

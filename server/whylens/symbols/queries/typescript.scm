@@ -16,12 +16,7 @@
 (enum_declaration name: (identifier) @name) @definition.enum
 (internal_module name: (_) @name) @definition.namespace
 (module name: (_) @name) @definition.module
-; Functions assigned to a member: Foo.prototype.bar = function () {} is "Foo.bar",
-; exports.render / module.exports.render / this.render = ... are "render".
-(expression_statement
-  (assignment_expression
-    left: (member_expression) @name
-    right: [(arrow_function) (function_expression) (generator_function)])) @definition.function
+; Definitions by member assignment and by call: js_members.scm (parse.QUERY_EXTRA).
 
 ; --- comments (a separate query, run only over the spans being compared) ---
 (comment) @comment

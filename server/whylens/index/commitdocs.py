@@ -1,0 +1,123 @@
+"""Commit documents: every commit that passes the filters is searchable, not only its units.
+
+A commit document is the commit's subject and its search prose (``prose.search_prose``: code
+spans and error lines kept), its files and symbols, and its PR number. It is indexed in Whoosh as
+type ``commit`` (id ``msg-<sha12>``) and kept in the sidecar's ``commit_docs`` table; read back it
+is a ``Unit`` of type ``commit`` (``COMMIT_TYPE``): the undistilled layer, labelled as such, which
+every consumer of units already knows how to cite. Answer sentences are picked from its prose at
+query time (``retrieval/snippets.py``), so writing one costs one row and one Whoosh document.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+
+from whylens.index.analysis import clean_text, normalise_path
+from whylens.index.prose import clean_line, search_prose
+from whylens.models import COMMIT_TYPE, FORMATTING_KIND, Commit, Unit
+
+PREFIX = "msg-"
+COMMIT_WEIGHT = 1.0  # the prior a commit document ranks with (units carry their heuristic's)
+MAX_FILES = 40  # files and symbols a document is searched by (big commits touch hundreds)
+MAX_SYMBOLS = 40
+
+DDL = """
+CREATE TABLE IF NOT EXISTS commit_docs (id TEXT PRIMARY KEY, sha TEXT, prose TEXT);
+CREATE INDEX IF NOT EXISTS commit_docs_sha ON commit_docs (sha);
+"""
+
+
+def doc_id(sha: str) -> str:
+    return PREFIX + sha[:12]
+
+
+def is_commit_doc(item_id: str) -> bool:
+    return item_id.startswith(PREFIX)
+
+
+def searchable(commit: Commit) -> bool:
+    """A commit the filters kept (bots, releases, trivial edits and bare merges have no doc)."""
+    return commit.skip_reason is None
+
+
+def write(conn: sqlite3.Connection, commits: Iterable[Commit]) -> list[Unit]:
+    """Store the documents of ``commits`` (those the filters kept); returns them as units.
+    Their symbols are the events already written for them in this transaction."""
+    docs: list[Unit] = []
+    rows = []
+    for commit in commits:
+        if not searchable(commit):
+            continue
+        prose = clean_text(search_prose(commit.body))
+        symbols = tuple(r[0] for r in conn.execute(
+            "SELECT DISTINCT symbol FROM events WHERE sha = ? AND tail = symbol AND kind != ? "
+            "ORDER BY symbol LIMIT ?", (commit.sha, FORMATTING_KIND, MAX_SYMBOLS)))
+        files = tuple(dict.fromkeys(normalise_path(c.path) for c in commit.changes))[:MAX_FILES]
+        docs.append(Unit(
+            id=doc_id(commit.sha), type=COMMIT_TYPE, title=clean_text(clean_line(commit.subject)),
+            content=prose, weight=COMMIT_WEIGHT, context="", commit=commit.sha,
+            author=clean_text(commit.author), date=commit.date, files=files, symbols=symbols,
+            source="commit", pr=commit.pr))
+        rows.append((doc_id(commit.sha), commit.sha, prose))
+    conn.executemany("INSERT OR REPLACE INTO commit_docs VALUES (?, ?, ?)", rows)
+    return docs
+
+
+def load(conn: sqlite3.Connection, ids: list[str]) -> dict[str, Unit]:
+    """Commit documents by id, as units of type ``commit`` (unknown ids are left out)."""
+    found: dict[str, Unit] = {}
+    wanted = [i for i in ids if is_commit_doc(i)]
+    if not wanted:
+        return found
+    marks = ",".join("?" * len(wanted))
+    rows = conn.execute(
+        "SELECT d.id, d.sha, d.prose, c.subject, c.author, c.date, c.pr FROM commit_docs d "
+        f"JOIN commits c ON c.sha = d.sha WHERE d.id IN ({marks})", wanted).fetchall()
+    for item_id, sha, prose, subject, author, date, pr in rows:
+        files = tuple(r[0] for r in conn.execute(
+            "SELECT path FROM commit_files WHERE sha = ? ORDER BY path LIMIT ?", (sha, MAX_FILES)))
+        symbols = tuple(r[0] for r in conn.execute(
+            "SELECT DISTINCT symbol FROM events WHERE sha = ? AND tail = symbol AND kind != ? "
+            "ORDER BY symbol LIMIT ?", (sha, FORMATTING_KIND, MAX_SYMBOLS)))
+        found[item_id] = Unit(
+            id=item_id, type=COMMIT_TYPE, title=clean_line(subject or ""), content=prose or "",
+            weight=COMMIT_WEIGHT, context="", commit=sha, author=author or "", date=date or "",
+            files=files, symbols=symbols, source="commit", pr=pr)
+    return found
+
+
+def ids_for_symbols(conn: sqlite3.Connection, names: list[str]) -> set[str]:
+    """Ids of the commit documents whose commit changed any of ``names`` (any dotted suffix)."""
+    if not names:
+        return set()
+    marks = ",".join("?" * len(names))
+    return {r[0] for r in conn.execute(
+        f"SELECT d.id FROM events e JOIN commit_docs d ON d.sha = e.sha WHERE e.tail IN ({marks}) "
+        "AND e.kind != ?", [*names, FORMATTING_KIND])}
+
+
+def recent_ids(conn: sqlite3.Connection, paths: list[str], limit: int) -> list[str]:
+    """Ids of the newest commit documents whose commits touched any of ``paths``."""
+    if not paths or limit <= 0:
+        return []
+    marks = ",".join("?" * len(paths))
+    return [r[0] for r in conn.execute(
+        "SELECT DISTINCT d.id, c.ts FROM commit_files f JOIN commit_docs d ON d.sha = f.sha "
+        f"JOIN commits c ON c.sha = f.sha WHERE f.path IN ({marks}) ORDER BY c.ts DESC LIMIT ?",
+        [*paths, limit])]
+
+
+def ids_of_commits(conn: sqlite3.Connection, shas: list[str]) -> list[str]:
+    out: list[str] = []
+    for sha in shas:
+        out += [r[0] for r in conn.execute("SELECT id FROM commit_docs WHERE sha = ?", (sha,))]
+    return out
+
+
+def delete(conn: sqlite3.Connection, shas: list[str]) -> None:
+    conn.executemany("DELETE FROM commit_docs WHERE sha = ?", [(s,) for s in shas])
+
+
+def count(conn: sqlite3.Connection) -> int:
+    return conn.execute("SELECT COUNT(*) FROM commit_docs").fetchone()[0]

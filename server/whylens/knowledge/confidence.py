@@ -1,0 +1,148 @@
+"""How sure a card is that one item explains one symbol, and the gate an item must pass.
+
+A card item is a unit shown as a pitfall, constraint or fix, or a record's problem, cause,
+decision or rejected alternative. A card shows it only when it is confident the item explains
+*this* code: an empty card beats a noisy one (the history section still lists the symbol's
+changes). Units are gated per symbol when they are anchored (``extract_units``), records' claims
+when a card reads them (``records.about``), so every count of what a symbol has agrees.
+
+Never shown (confidence 0):
+- a record's title or a sentence repeating it: the decision's heading shows it, the history
+  lists it (a title says what was done; a card item should say why);
+- a sentence from a commit that did not change the symbol (another commit of the same PR); from
+  the description of work that changed other symbols too (a merge PR's description, an issue
+  thread: it speaks for every commit of the work) or from a commit that changed more than
+  ``WIDE_SYMBOLS`` symbols, unless it names the symbol;
+- a sentence that opens with a connective ("However, …", "(Eliminating …"): alone on a card it
+  continues a sentence that is not there.
+
+Otherwise a logistic score of: the sentence classifier's probability that the sentence is
+knowledge at all (a constraint, a failure, a fix with its reason; "Add X option" is not), what
+the card would show it as, how many symbols its commit changed (a sweeping change speaks for
+none of them), whether it names this symbol or only another symbol its commit changed, whether
+its commit added the symbol, its length, and whether it opens with a pronoun or speaks of the
+change ("This commit …"). The weights (L2 1.0) and ``GATE`` were chosen on hand labels of card
+items from the tune repositories only (``bench/tune_cards.py fit``, leave-one-repository-out);
+``bench/bench_cards.py`` measures the held-out cards.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+UNIT_FIELDS = {"pattern": "pitfall", "fact": "constraint", "skill": "fix"}
+RECORD_FIELDS = ("problem", "cause", "decision", "rejected")
+
+# Fitted by bench/tune_cards.py fit on the tune repositories' card labels (see the docstring).
+WEIGHTS: dict[str, float] = {
+    "bias": 0.17, "knowledge": 1.08,
+    "field:pitfall": 0.92, "field:fix": 0.51, "field:constraint": -0.21, "field:problem": -0.31,
+    "field:cause": -0.21, "field:decision": -0.70,
+    "breadth": -0.04,  # log(1 + symbols its commit changed)
+    "names_symbol": 0.59, "names_other": -0.30,
+    "added": -0.83,  # its commit created the symbol: what it says is often about the whole commit
+    "short": -0.53, "long": 1.17,  # 6 words or fewer; 25 or more
+    "pronoun": -0.50, "about_change": -0.48,
+}
+GATE = 0.5
+WIDE_SYMBOLS = 15  # a commit that changed more symbols speaks for one only where it names it
+
+# Alone on a card, a sentence that opens like this continues one that is not there.
+_FRAGMENT = re.compile(
+    r"^\W*(?:said|such|also|however|but|and|or|so|then|thus|therefore|hence|instead|otherwise"
+    r"|for instance|for example|in that case|which|whereas|additionally|furthermore|moreover"
+    r"|for (?:said|such|these|those))\b"
+    r"|^\s*[(\[]", re.I)
+# ... and one that opens like this leans on it, or speaks of the change rather than the code.
+_PRONOUN = re.compile(r"^\W*(?:it|its|it's|this|that|these|those|they|them|here|there"
+                      r"|in this case|finally)\b", re.I)
+_SELF = re.compile(r"^\W*(?:this|the) (?:commit|change|patch|pr|pull request|fix|approach"
+                   r"|implementation|refactor\w*)\b", re.I)
+_WORDS = re.compile(r"\S+")
+
+
+@dataclass(frozen=True)
+class ItemEvidence:
+    """What the confidence of one item on one symbol's card is computed from."""
+
+    field: str  # pitfall constraint fix | problem cause decision rejected
+    knowledge: float  # the sentence classifier's P(knowledge at all)
+    change: str | None  # how the item's commit changed the symbol (an event kind); None: not
+    breadth: int  # symbols the item's commit changed
+    names_symbol: bool  # the text names this symbol
+    names_other: bool  # it names another symbol its commit changed, and not this one
+    words: int
+    fragment: bool  # opens with a connective ("However, ..."): it continues a missing sentence
+    pronoun: bool  # opens with a pronoun ("It is ...", "This ...")
+    about_change: bool  # speaks of the change itself ("This commit ...", "The fix ...")
+    title: bool = False  # a record's title, or a sentence repeating it
+    whole_work: bool = False  # a merge PR's description (no one commit of it)
+
+
+def evidence(text: str, field: str, knowledge: float, symbol: str, change: str | None,
+             commit_symbols, *, title: bool = False, whole_work: bool = False) -> ItemEvidence:
+    """The evidence for ``text`` on the card of ``symbol``; ``commit_symbols`` are the symbols
+    its commit changed (for a merge PR's description: the PR's)."""
+    names = [s for s in dict.fromkeys(commit_symbols) if s != symbol]
+    mine = names_symbol(text, symbol)
+    return ItemEvidence(
+        field=field, knowledge=knowledge, change=change, breadth=len(names) + 1,
+        names_symbol=mine, names_other=not mine and any(names_symbol(text, s) for s in names),
+        words=len(_WORDS.findall(text)), fragment=bool(_FRAGMENT.match(text)),
+        pronoun=bool(_PRONOUN.match(text)), about_change=bool(_SELF.match(text)),
+        title=title, whole_work=whole_work)
+
+
+def confidence(item: ItemEvidence) -> float:
+    """The probability that the item, alone on the card, explains the symbol (0 for what a card
+    never shows; see the module docstring)."""
+    if never_shown(item):
+        return 0.0
+    score = sum(WEIGHTS.get(name, 0.0) * value for name, value in features(item).items())
+    return 1.0 / (1.0 + math.exp(-score))
+
+
+def never_shown(item: ItemEvidence) -> bool:
+    if item.title or item.fragment or item.change is None:
+        return True
+    # the description of wider work, or a wide change, speaks for this symbol only where it
+    # names it
+    return ((item.whole_work and item.breadth > 1) or item.breadth > WIDE_SYMBOLS) \
+        and not item.names_symbol
+
+
+def features(item: ItemEvidence) -> dict[str, float]:
+    """The terms of the logistic score (``WEIGHTS`` has one weight per name)."""
+    return {
+        "bias": 1.0, "knowledge": item.knowledge, f"field:{item.field}": 1.0,
+        "breadth": math.log1p(item.breadth), "names_symbol": float(item.names_symbol),
+        "names_other": float(item.names_other), "added": float(item.change == "added"),
+        "short": float(item.words <= 6), "long": float(item.words >= 25),
+        "pronoun": float(item.pronoun), "about_change": float(item.about_change),
+    }
+
+
+def shown(item: ItemEvidence) -> bool:
+    return confidence(item) >= GATE
+
+
+def names_symbol(text: str, symbol: str) -> bool:
+    """The text names the symbol: its qualified tail ("Session.send", "req.accepts"), or its
+    bare name when that reads as an identifier (``cert_verify``, ``getURLQuery``, ``json()``)
+    rather than a word ("match", "get")."""
+    parts = [p for p in re.split(r"[.:]+", re.sub(r"[()*&]", "", symbol)) if p]
+    if not parts:
+        return False
+    bare = parts[-1]
+    if len(parts) > 1 and _word_in(f"{parts[-2]}.{bare}", text):
+        return True
+    identifier = bool(re.search(r"[_\d]|[a-z][A-Z]", bare))
+    if identifier and len(bare) > 3 and _word_in(bare, text):
+        return True
+    return bool(re.search(rf"(?<![\w$]){re.escape(bare)}\(", text))
+
+
+def _word_in(name: str, text: str) -> bool:
+    return re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", text) is not None

@@ -1,0 +1,142 @@
+"""Record fields chosen by the sentence classifier (``knowledge.classify``, role head).
+
+- ``problem``: a sentence of the thread that states the problem; when only the title does ("Fix
+  hang when the pool is exhausted"), the title without its fix verb, and only when what is left
+  names something going wrong. Empty when the history does not say: never the title repeated.
+- ``decision``: sentences the classifier reads as what was chosen, the title among them when it
+  is one ("Add a timeout to Session.send").
+- ``cause``: the classifier's causes, sentences that only a cause opens with ("the root cause
+  is", "caused by"), and cue-phrase causes ("because", "due to") it reads as what went wrong.
+- ``rejected``: only an alternative that was weighed and not taken ("we considered", "another
+  approach would", "didn't work"); "instead of" alone names what a decision replaced.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+from whylens.knowledge.classify import SentenceModel
+from whylens.knowledge.cues import ACTION_VERBS, BEFORE, CAUSE, REJECTED, STRONG_CAUSE
+from whylens.knowledge.features import CommitKind, sentence_features
+from whylens.knowledge.heuristics import NAMED_FAILURE, NEGATIVE, vetoed
+from whylens.knowledge.subjects import housekeeping_text
+from whylens.models import Claim
+
+MAX_CLAIMS = 3
+# The least probability a claim needs for a field, and its role must be the most probable one
+# but none. Set from the cross-validated role probabilities on the tune repositories
+# (bench/train_sentences.py): precision of a single sentence at these points is 0.64-0.68 for
+# problem and decision; a record takes the best sentences of a whole thread, which does better.
+PROBLEM_MIN = 0.30
+DECISION_MIN = 0.40
+ACTION_DECISION_MIN = 0.20  # a sentence that opens with an action verb ("Use X", "Drop Y")
+CAUSE_MIN = 0.35
+# With a cue phrase ("because", "due to") a cause needs less, when the classifier reads the
+# sentence more as what went wrong (cause + problem) than as what was done (decision).
+CAUSE_CUE_MIN = 0.15
+MAX_DECISIONS = 2
+SUBJECT_WORDS = 12
+_FIX_VERB = re.compile(
+    r"^(?:fix(?:es|ed|ing)?|bug ?fix(?:es)?|correct(?:s|ed|ing)?|resolve[sd]?|handle[sd]?"
+    r"|avoid(?:s|ed)?|prevent(?:s|ed)?|work ?around)\s+(?:(?:a|an|the|some|possible|potential)\s+)?",
+    re.I)
+Fields4 = tuple[Claim | None, tuple[Claim, ...], tuple[Claim, ...], tuple[Claim, ...]]
+
+
+def distil(title: Claim | None, claims: Sequence[Claim], kind: CommitKind,
+           model: SentenceModel, subjects: Iterable[str] = ()) -> Fields4:
+    """(problem, cause, decision, rejected) of a thread; ``title`` is the title's claim (in the
+    summary unit), ``claims`` every other candidate sentence, in thread order; ``subjects`` the
+    subjects of its commits (with squash bullets and the like, never its problem or decision:
+    they name a step, which the history already lists)."""
+    steps = {_norm(s) for s in subjects}
+    scored: list[tuple[Claim, bool, dict[str, float]]] = []
+    knowledge: dict[int, float] = {}  # id(claim) -> P(it is knowledge at all)
+    # chatter, hedges and housekeeping are no field of a record (a first-person sentence may be
+    # an alternative someone tried: "I tried X, but ...")
+    claims = [c for c in claims if vetoed(c.text) in (None, "first-person")
+              and not housekeeping_text(c.text)]
+    ordered = ([title] if title else []) + [c for c in claims if c != title]
+    for index, claim in enumerate(ordered):
+        is_title = title is not None and claim is title
+        prediction = model.predict(sentence_features(
+            claim.text, from_subject=is_title, index=index, kind=kind))
+        scored.append((claim, is_title, prediction.role_probs))
+        knowledge[id(claim)] = 1.0 - prediction.unit_probs.get("none", 0.0)
+
+    def best(probs: dict[str, float]) -> str:
+        return max((p, c) for c, p in probs.items() if c != "none")[1]
+
+    rejected = _unique(c for c, is_title, _ in scored if not is_title and REJECTED.search(c.text))
+    problems = [(p["problem"], c) for c, is_title, p in scored if not is_title
+                and c not in rejected and best(p) == "problem" and p["problem"] >= PROBLEM_MIN
+                and not _step(c.text, steps)]
+    problem = max(problems, key=lambda pc: pc[0])[1] if problems else None
+    if problem is None and title is not None and best(scored[0][2]) == "problem" \
+            and scored[0][2]["problem"] >= PROBLEM_MIN:
+        problem = _title_problem(title)
+    cause = _unique(c for c, is_title, p in scored if not is_title and c is not problem
+                    and c not in rejected
+                    and (STRONG_CAUSE.search(c.text)
+                         or (best(p) == "cause" and p["cause"] >= CAUSE_MIN)
+                         or (CAUSE.search(c.text) and p["cause"] >= CAUSE_CUE_MIN
+                             and p["cause"] + p["problem"] > p["decision"])))
+    # a subject-like line (a commit subject, a squash bullet) is the decision only of work whose
+    # title does not already say what was done ("Fix pool exhaustion" ← "Guard the pool")
+    chosen = [(is_title, p["decision"], c) for c, is_title, p in scored if c is not problem
+              and c not in rejected and c not in cause and best(p) == "decision"
+              and (is_title or not _step(c.text, steps))
+              and p["decision"] >= (ACTION_DECISION_MIN if _opens_with_action(c.text)
+                                    else DECISION_MIN)
+              and not BEFORE.match(c.text)]
+    # the title when it is the decision, and the one sentence most surely the decision besides
+    ranked = sorted(chosen, key=lambda t: (not t[0], -t[1]))
+    titled = [c for is_title, _, c in ranked if is_title]
+    others = [c for is_title, _, c in ranked if not is_title]
+    decision = _unique(titled + others[:MAX_DECISIONS - len(titled)])
+
+    def weighed(claim: Claim) -> Claim:  # a card's confidence starts from it (knowledge.confidence)
+        origin = title if title is not None and claim.unit == title.unit else claim  # or cut from it
+        return replace(claim, weight=round(knowledge.get(id(origin), claim.weight), 3))
+
+    return (weighed(problem) if problem else None, tuple(map(weighed, cause)),
+            tuple(map(weighed, decision)), tuple(map(weighed, rejected)))
+
+
+def _step(text: str, subjects: set[str]) -> bool:
+    """A commit subject, or a line like one (a squash bullet: no full stop, a few words): a
+    step of the work, already in the history; a problem or decision is a sentence that says
+    more."""
+    if _norm(text) in subjects:
+        return True
+    return not text.rstrip().endswith((".", "!", ":")) and len(text.split()) <= SUBJECT_WORDS
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.lower()))
+
+
+def _opens_with_action(text: str) -> bool:
+    words = re.findall(r"[A-Za-z']+", text[:60])
+    return bool(words) and words[0].lower() in ACTION_VERBS
+
+
+def _unique(claims) -> tuple[Claim, ...]:
+    out: list[Claim] = []
+    for claim in claims:
+        if claim.text.lower() not in {c.text.lower() for c in out}:
+            out.append(claim)
+    return tuple(out[:MAX_CLAIMS])
+
+
+def _title_problem(title: Claim) -> Claim | None:
+    """"Fix hang when the pool is exhausted" → "Hang when the pool is exhausted": the problem a
+    fix title names, when it names something going wrong; else None."""
+    rest = _FIX_VERB.sub("", title.text, count=1).strip()
+    if rest == title.text.strip() or len(rest.split()) < 3:
+        return None
+    if not (NEGATIVE.search(rest) or NAMED_FAILURE.search(rest)):
+        return None
+    return Claim(rest[0].upper() + rest[1:], title.unit)

@@ -1,0 +1,241 @@
+"""Code lines → normalised tokens → winnowed k-gram fingerprints (for "this brings back X").
+
+Tokens keep identifiers, numbers and string literals (quotes normalised: ``'a'`` and ``"a"`` are
+one token) and operators; whitespace and comments are dropped, so re-indenting or re-commenting
+the lines of a reverted change still matches them. Fingerprints are the winnowing selection
+(Schleimer, Wilkerson, Aiken 2003) of hashed k-grams of tokens, taken per run of consecutive lines:
+every shared run of at least ``K + WINDOW - 1`` tokens is guaranteed to share a fingerprint.
+Context lines (unchanged neighbours of a hunk) only shape the k-grams that reach into a changed
+line, so a one-token change is still recognised by where it sits.
+A line of its own (at least ``MIN_LINE_TOKENS`` tokens with a name or a literal in it) is also a
+fingerprint, so a one-line revert (``timeout=5``) can be matched too.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+K = 5  # tokens per k-gram
+WINDOW = 4  # winnowing window (k-grams)
+MIN_LINE_TOKENS = 3
+CONTEXT_LINES = 2  # neighbouring lines (with tokens) around each block of changed lines
+BLOCK = '"""'  # the token of a block string's opening or closing quotes
+
+_HASH_COMMENT_ENDINGS = frozenset(
+    "py pyi pyx rb sh bash zsh pl pm r yml yaml toml cfg ini conf cmake mk coffee nim ex exs".split())
+_NO_LINE_COMMENTS = frozenset("md rst txt json html htm xml svg csv".split())
+_TRIPLE = "(?P<block>{d}.*?{d}|{s}.*?{s})|(?P<tri>{d}|{s})".format(d='"' * 3, s="'" * 3)
+_TOKEN = re.compile(_TRIPLE + r"""
+    | (?P<str>"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|`(?:\\.|[^`\\])*`)
+    | (?P<slash>//.*|/\*.*?(?:\*/|$))
+    | (?P<hash>\#.*)
+    | (?P<num>\d[\w.]*)
+    | (?P<name>[A-Za-z_$][\w$]*)
+    | (?P<op>\S)
+""", re.X)
+# Words that occur in every file of a language: a k-gram of only these (and operators) says nothing.
+_KEYWORDS = frozenset("""
+    if else elif for while return def class function var let const import from as in is not and or
+    try except catch finally raise throw new this self true false none null nil undefined pass
+    break continue end do then fi done case switch default with yield async await func package
+    public private protected static void int str bool string type struct impl fn pub use mod
+""".split())
+
+
+def comment_style(path: str) -> str:
+    """``hash`` (# comments), ``none`` (prose and data files), else ``slash`` (// and /* */)."""
+    name = path.rsplit("/", 1)[-1].lower()
+    ending = name.rsplit(".", 1)[-1] if "." in name else name
+    if ending in _HASH_COMMENT_ENDINGS or name in ("makefile", "dockerfile", "gemfile", "rakefile"):
+        return "hash"
+    if ending in _NO_LINE_COMMENTS:
+        return "none"
+    return "slash"
+
+
+def tokens(line: str, style: str = "slash") -> list[str]:
+    """The normalised tokens of one line (comments of ``style`` dropped)."""
+    stripped = line.strip()
+    if style == "slash" and stripped.startswith("*") and not stripped.startswith("*/") \
+            and not stripped.startswith("**"):
+        return []  # the middle of a /* ... */ block
+    out: list[str] = []
+    for match in _TOKEN.finditer(line):
+        kind = match.lastgroup
+        text = match.group(0)
+        if kind == "str":
+            out.append('"' + text[1:-1] + '"')
+        elif kind == "block":
+            out.append('"' + text[3:-3] + '"')
+        elif kind == "tri":
+            out.append(BLOCK)  # a block string (a docstring) opens or closes on this line
+        elif kind == "slash" and style == "slash":
+            continue
+        elif kind == "hash" and style == "hash":
+            break
+        elif kind in ("slash", "hash"):
+            out.extend(t for t in _split_ops(text))
+        else:
+            out.append(text)
+    return out
+
+
+_LAYOUT = frozenset(",();\\")  # what formatters add and remove (trailing commas, wraps, semicolons)
+
+
+def cosmetic(removed: Iterable[str], added: Iterable[str], path: str) -> bool:
+    """The removed and added lines are the same code: only layout, comments or prose strings
+    (docstrings, messages of three words or more) differ."""
+    style = comment_style(path)
+    return _shape(removed, style) == _shape(added, style)
+
+
+def _shape(lines: Iterable[str], style: str) -> list[str]:
+    out = []
+    in_block = False  # inside a multi-line block string (a docstring)
+    for line in lines:
+        for token in tokens(line, style):
+            if token == BLOCK:
+                in_block = not in_block
+            elif in_block or token in _LAYOUT or token.startswith('"') and token.count(" ") >= 2:
+                continue  # layout, or prose (a docstring, a message): not code
+            else:
+                out.append(token)
+    return out
+
+
+def _split_ops(text: str) -> list[str]:
+    return [m.group(0) for m in re.finditer(r"[A-Za-z_$][\w$]*|\d[\w.]*|\S", text)]
+
+
+def _meaningful(gram: Sequence[str]) -> bool:
+    """A k-gram (or line) that names something: an identifier that is not a keyword, a number
+    other than 0/1, or a string literal."""
+    for token in gram:
+        first = token[0]
+        if first == '"' and len(token) > 2:
+            return True
+        if (first.isalpha() or first in "_$") and token.lower() not in _KEYWORDS:
+            return True
+        if first.isdigit() and token not in ("0", "1"):
+            return True
+    return False
+
+
+def _hash(parts: Iterable[str]) -> int:
+    return zlib.crc32("\x1f".join(parts).encode("utf-8", "replace"))
+
+
+@dataclass(frozen=True)
+class Fingerprints:
+    """What one side of a change looks like: winnowed k-gram hashes and whole-line hashes,
+    each mapped to the (first) line number it starts on."""
+
+    grams: dict[int, int]
+    lines: dict[int, int]
+
+    def __len__(self) -> int:
+        return len(self.grams) + len(self.lines)
+
+    def keys(self) -> set[tuple[str, int]]:
+        return {("g", h) for h in self.grams} | {("l", h) for h in self.lines}
+
+    def line_of(self, key: tuple[str, int]) -> int:
+        return (self.grams if key[0] == "g" else self.lines)[key[1]]
+
+
+def fingerprint(numbered_lines: Iterable[tuple[int, str]], path: str,
+                winnow: bool = True) -> Fingerprints:
+    """Fingerprints of ``(line number, text)`` pairs, all of them changed lines; a gap in the
+    numbering starts a new run (k-grams never span two hunks). ``winnow=False`` keeps every
+    k-gram: the side a winnowed set is looked up in."""
+    runs: list[list[tuple[int, str, bool]]] = []
+    previous = None
+    for number, text in numbered_lines:
+        if previous is None or number != previous + 1:
+            runs.append([])
+        runs[-1].append((number, text, True))
+        previous = number
+    return _prints(runs, comment_style(path), winnow)
+
+
+def fingerprint_in_context(changed: Iterable[tuple[int, str]], around: Mapping[int, str],
+                           path: str, winnow: bool = True, context: int = CONTEXT_LINES) -> Fingerprints:
+    """Fingerprints of changed lines, each block of them with up to ``context`` neighbouring
+    lines that carry tokens (from ``around``: line number → text) on either side. The
+    neighbours only shape the k-grams that reach into a changed line; blank and comment lines
+    are skipped, so an added blank line next to the change does not hide it."""
+    style = comment_style(path)
+    lines = dict(changed)
+    runs = []
+    for block in _blocks(sorted(lines)):
+        before = _neighbours(block[0], -1, lines, around, style, context)
+        after = _neighbours(block[-1], 1, lines, around, style, context)
+        runs.append([(n, around[n], False) for n in reversed(before)]
+                    + [(n, lines[n], True) for n in block] + [(n, around[n], False) for n in after])
+    return _prints(runs, style, winnow)
+
+
+def _blocks(numbers: list[int]) -> list[list[int]]:
+    blocks: list[list[int]] = []
+    for n in numbers:
+        if blocks and n == blocks[-1][-1] + 1:
+            blocks[-1].append(n)
+        else:
+            blocks.append([n])
+    return blocks
+
+
+def _neighbours(start: int, step: int, changed: Mapping[int, str], around: Mapping[int, str],
+                style: str, context: int) -> list[int]:
+    found: list[int] = []
+    n = start + step
+    while len(found) < context and n in around and n not in changed:
+        if tokens(around[n], style):
+            found.append(n)
+        n += step
+    return found
+
+
+def _prints(runs: list[list[tuple[int, str, bool]]], style: str, winnow: bool) -> Fingerprints:
+    grams: dict[int, int] = {}
+    lines: dict[int, int] = {}
+    for run in runs:
+        stream: list[tuple[str, int, bool]] = []
+        for number, text, is_changed in run:
+            line_tokens = tokens(text, style)
+            if is_changed and len(line_tokens) >= MIN_LINE_TOKENS and _meaningful(line_tokens):
+                lines.setdefault(_hash(line_tokens), number)
+            stream.extend((t, number, is_changed) for t in line_tokens)
+        _winnow(stream, grams, winnow)
+    return Fingerprints(grams, lines)
+
+
+def _winnow(run: list[tuple[str, int, bool]], out: dict[int, int], winnow: bool = True) -> None:
+    if len(run) < K:
+        return
+    hashes: list[tuple[int, int]] = []  # (hash, line) of each k-gram; -1: not one to keep
+    for i in range(len(run) - K + 1):
+        span = run[i:i + K]
+        gram = [t for t, _, _ in span]
+        changed = [n for _, n, c in span if c]
+        keep = changed and _meaningful(gram)
+        hashes.append((_hash(gram), changed[0]) if keep else (-1, 0))
+    if not winnow:
+        for value, line in hashes:
+            if value >= 0:
+                out.setdefault(value, line)
+        return
+    if len(hashes) <= WINDOW:
+        best = min((h for h in hashes if h[0] >= 0), default=None)
+        if best is not None:
+            out.setdefault(best[0], best[1])
+        return
+    for start in range(len(hashes) - WINDOW + 1):
+        window = [h for h in hashes[start:start + WINDOW] if h[0] >= 0]
+        if window:
+            chosen = min(reversed(window), key=lambda h: h[0])  # rightmost minimum
+            out.setdefault(chosen[0], chosen[1])

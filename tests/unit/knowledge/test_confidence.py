@@ -1,0 +1,81 @@
+"""The card gate: what is never shown, what raises or lowers confidence, and units anchored only
+to the symbols they explain (on a real indexed repository)."""
+
+from __future__ import annotations
+
+import pytest
+
+from whylens.index.store import IndexStore
+from whylens.knowledge.confidence import (
+    GATE, WIDE_SYMBOLS, confidence, evidence, names_symbol, never_shown, shown,
+)
+from whylens.pipeline import run_index
+
+WHY = ("Connections must be checked before reuse, because the server closes idle sockets after "
+       "thirty seconds and a request on a closed socket fails with a reset.")
+
+
+@pytest.mark.parametrize("text, symbol, expected", [
+    ("Session.send must carry a timeout", "Session.send", True),
+    ("call send() with a timeout", "Session.send", True),
+    ("the cert_verify check runs first", "HTTPAdapter.cert_verify", True),
+    ("we send a timeout", "Session.send", False),  # "send" as a word, not the symbol
+    ("match the route", "Router.match", False),
+    ("getURLQuery keeps the raw query", "Context.getURLQuery", True),
+    ("req.accepts reads the Accept header", "req.accepts", True),
+    ("", "", False),
+])
+def test_names_symbol(text, symbol, expected):
+    assert names_symbol(text, symbol) is expected
+
+
+def test_what_a_card_never_shows():
+    def item(**kw):
+        base = dict(text=WHY, field="constraint", knowledge=0.9, symbol="Pool.get", change="body",
+                    commit_symbols=("Pool.get",))
+        base.update(kw)
+        text, field, knowledge, symbol, change, symbols = (base.pop(k) for k in (
+            "text", "field", "knowledge", "symbol", "change", "commit_symbols"))
+        return evidence(text, field, knowledge, symbol, change, symbols, **base)
+
+    assert shown(item())
+    assert never_shown(item(title=True)) and confidence(item(title=True)) == 0.0
+    assert never_shown(item(change=None))  # its commit did not change the symbol
+    assert never_shown(item(text="However, " + WHY))  # continues a sentence that is not there
+    # the description of work that changed other symbols too speaks for this one only by name
+    both = ("Pool.get", "Pool.put")
+    assert never_shown(item(whole_work=True, commit_symbols=both))
+    assert not never_shown(item(whole_work=True, commit_symbols=both, text="Pool.get: " + WHY))
+    assert not never_shown(item(whole_work=True))  # work that changed this symbol alone
+    wide = tuple(f"f{i}" for i in range(WIDE_SYMBOLS + 1)) + ("Pool.get",)
+    assert never_shown(item(commit_symbols=wide))
+    assert not never_shown(item(commit_symbols=wide, text=WHY.replace("Connections", "Pool.get()")))
+
+
+def test_confidence_rises_with_what_the_sentence_says():
+    def conf(text=WHY, knowledge=0.9, field="constraint", change="body"):
+        return confidence(evidence(text, field, knowledge, "Pool.get", change, ("Pool.get",)))
+
+    assert conf(knowledge=0.9) > conf(knowledge=0.2)
+    assert conf() > conf(text="Add a pool option")  # short, says what was done
+    assert conf(change="body") > conf(change="added")  # the commit that created the symbol
+    assert conf(text="This commit " + WHY[0].lower() + WHY[1:]) < conf()
+    assert GATE < conf()
+
+
+POOL = "".join(f"def price_{i}(x):\n    return x + {i}\n\n" for i in range(WIDE_SYMBOLS + 2))
+
+
+def test_a_wide_commit_anchors_a_sentence_only_to_the_symbol_it_names(make_repo, tmp_path):
+    repo = make_repo()
+    repo.commit("Add helpers", {"src/helpers.py": POOL})
+    changed = POOL.replace("return x + ", "return x * ")
+    repo.commit("Multiply in every helper\n\nprice_3 must multiply, because callers pass a scale factor "
+                "and adding it corrupted every price computed from the helpers.",
+                {"src/helpers.py": changed})
+    run_index(repo.root, tmp_path / "index")
+    with IndexStore(tmp_path / "index").reader() as reader:
+        named = reader.units_for_symbol("price_3", path="src/helpers.py")
+        other = reader.units_for_symbol("price_5", path="src/helpers.py")
+    assert any("scale factor" in u.content for u in named)
+    assert not any("scale factor" in u.content for u in other)

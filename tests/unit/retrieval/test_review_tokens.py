@@ -1,0 +1,70 @@
+"""Normalised tokens and winnowed fingerprints: what counts as the same code."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from whylens.retrieval.review_tokens import (
+    K, WINDOW, comment_style, fingerprint, fingerprint_in_context, tokens,
+)
+
+
+@pytest.mark.parametrize("line, style, expected", [
+    ("    time.sleep(RETRY_DELAY)  # fixed", "hash", ["time", ".", "sleep", "(", "RETRY_DELAY", ")"]),
+    ("x = 'a#b'  # comment", "hash", ["x", "=", '"a#b"']),
+    ('x = "a#b"', "hash", ["x", "=", '"a#b"']),  # quote style does not matter
+    ("if (a) { return b; } // why", "slash", ["if", "(", "a", ")", "{", "return", "b", ";", "}"]),
+    ("  * inside a block comment", "slash", []),
+    ("a = b // 2", "hash", ["a", "=", "b", "/", "/", "2"]),  # Python floor division is code
+    ("See `x` # not a comment here", "none", ["See", '"x"', "#", "not", "a", "comment", "here"]),
+])
+def test_tokens(line, style, expected):
+    assert tokens(line, style) == expected
+
+
+def test_comment_style_by_file_name():
+    assert comment_style("src/a.py") == "hash"
+    assert comment_style("lib/router.js") == "slash"
+    assert comment_style("Makefile") == "hash"
+    assert comment_style("docs/index.md") == "none"
+
+
+def test_whitespace_comments_and_quotes_do_not_change_fingerprints():
+    a = ["def send(self, request):", "    retries = self.max_retries", "    return urlopen(request, retries)"]
+    b = ["def send(self, request):  # send it", "        retries = self.max_retries",
+         "", '    return urlopen(request, retries)']
+    one = fingerprint(enumerate(a, 1), "a.py")
+    two = fingerprint([(i, t) for i, t in enumerate(b, 1) if t], "a.py")
+    assert one.keys() and one.keys() <= fingerprint(enumerate(b, 1), "a.py", winnow=False).keys()
+    assert one.lines.keys() == two.lines.keys()
+
+
+def test_winnowing_guarantee_any_shared_run_of_k_plus_w_minus_1_tokens_is_found():
+    rng = random.Random(7)
+    words = [f"name{i}" for i in range(40)]
+    for _ in range(50):
+        shared = " ".join(rng.choice(words) for _ in range(K + WINDOW - 1))
+        left = " ".join(rng.choice(words) for _ in range(rng.randint(0, 12)))
+        right = " ".join(rng.choice(words) for _ in range(rng.randint(0, 12)))
+        inside = fingerprint([(1, f"{left} {shared} {right}")], "a.py")
+        alone = fingerprint([(1, shared)], "a.py", winnow=False)
+        assert set(inside.grams) & set(alone.grams)
+
+
+def test_a_k_gram_of_keywords_and_operators_is_no_fingerprint():
+    assert fingerprint([(1, "} else { return true; }")], "a.js", winnow=False).keys() == set()
+
+
+def test_a_one_token_change_is_recognised_by_its_neighbours_blank_lines_skipped():
+    lines = {1: "        elif isinstance(e, TimeoutError):", 2: "            raise Timeout(e)",
+             3: "        else:", 4: "            raise e", 5: "", 6: "        r = build(request, resp)"}
+    removed = fingerprint_in_context([(4, "            raise e")], lines, "adapters.py")
+    moved = dict(lines) | {5: "        r = build(request, resp)", 6: ""}  # the blank line moved
+    moved[7] = ""
+    later = fingerprint_in_context([(4, "            raise e")], moved, "adapters.py", winnow=False)
+    assert removed.keys() and removed.keys() <= later.keys()
+    elsewhere = fingerprint_in_context([(2, "    raise e")], {1: "try:", 2: "    raise e", 3: "x = 1"},
+                                       "other.py", winnow=False)
+    assert not removed.keys() & elsewhere.keys()  # the same line in another place is not it
