@@ -337,8 +337,10 @@ def track_back(language: str, state: FileState, hunks: list[HunkText],
                 continue
             start, end = min(starts), max(max(ends), min(starts))
         header = locate(span.header_end)
-        if not start <= header <= end:
-            header = min(start + (span.header_end - span.start), end)
+        if not start <= header <= end:  # a hunk rewrote the header's last line: the body's
+            body = locate(span.header_end + 1) - 1  # first line still marks where it ended
+            header = body if start <= body <= end and span.header_end < span.end else min(
+                start + (span.header_end - span.start), end)
         bounds[index] = (start, end, header)
         kept.append((start, -end, index))
     kept.sort()

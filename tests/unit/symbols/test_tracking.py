@@ -137,6 +137,24 @@ def test_track_back_matches_a_parse_of_the_old_version():
     assert sorted(new.spans[k].name for k in touches) == ["Session.close", "helper"]
 
 
+def test_a_rewritten_last_header_line_keeps_the_header_where_the_body_starts():
+    """A long signature gained a parameter line and its last line changed: the old version's
+    header still ends just before the body (a header carried by offset from the start ended
+    too late, and an old change to a default parameter read as a body change)."""
+    old_source = PY.replace("def send(self, request):",
+                            "def send(\n        self,\n        request,\n        stream=None):")
+    new_source = PY.replace("def send(self, request):", "def send(\n        self,\n"
+                            "        request,\n        timeout=None,\n        stream=False,\n"
+                            "        verify=True):")
+    old = FileState.from_outline(parse_outline(old_source.encode(), "python"))
+    new = FileState.from_outline(parse_outline(new_source.encode(), "python"))
+    hunks = diff_hunks(old_source.encode(), new_source.encode())
+    born, _ = born_spans(new, hunks)
+    derived, _ = track_back("python", new, hunks, born)
+    assert [(s.name, s.start, s.end, s.header_end) for s in derived.spans] == [
+        (s.name, s.start, s.end, s.header_end) for s in old.spans]
+
+
 def test_a_commit_over_the_file_cap_is_anchored_at_file_level(make_repo):
     repo = make_repo()
     repo.commit("start", {f"m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(3)})
