@@ -67,6 +67,19 @@ class IndexCorruptError(WhyLensError):
         )
 
 
+class IndexWriteError(WhyLensError):
+    """The index folder cannot be written: the disk is full, a size limit was hit, or the
+    folder is read-only. Whatever was indexed before stays readable."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(
+            f"cannot write the index at {path} ({reason}); the index as it was before this run "
+            "is unchanged and still answers. Free some disk space, or point WhyLens at a "
+            "writable folder (--index-dir, or the whylens.index.directory setting), then "
+            "index again"
+        )
+
+
 class IndexOutdatedError(IndexCorruptError):
     """The index was written by another WhyLens version (its schema differs): `whylens index`
     rebuilds it from git."""

@@ -15,6 +15,8 @@ from typing import NamedTuple
 UNIT_TYPES = ("fact", "skill", "pattern")
 RECORD_TYPE = "decision"
 ALL_TYPES = UNIT_TYPES + (RECORD_TYPE,)
+# "Pitfalls" are Pattern units only, everywhere they are counted (lens, hover, card, stats).
+PITFALL_TYPES = ("pattern",)
 # A commit document: a whole commit message, searchable beside the typed units it yielded.
 COMMIT_TYPE = "commit"
 SEARCH_TYPES = ALL_TYPES + (COMMIT_TYPE,)
@@ -25,6 +27,10 @@ SKIP_REASONS = ("bot", "release", "trivial", "ignored", "merge")
 
 # Kinds of a symbol event in its history.
 EVENT_KINDS = ("added", "body", "signature", "deleted", "renamed", "moved")
+# A change that only reformatted a symbol, only changed its type annotations, or came from a
+# commit in ``.git-blame-ignore-revs``: kept so a card can say so in one line, never counted or
+# listed as a change (``IndexReader.symbol_history`` leaves these out unless asked).
+FORMATTING_KIND = "formatting"
 
 
 @dataclass(frozen=True)
@@ -48,6 +54,9 @@ class FileChange:
     new_blob: str | None = None  # blob sha after (None when deleted)
     hunks: tuple[Hunk, ...] = ()
     binary: bool = False
+    # The ``-U0`` patch of this file from its first ``@@`` line on (hunk headers, "-" and "+"
+    # lines), when the walk was asked to keep it; the anchorer reads changed lines from it.
+    patch: bytes = b""
 
 
 @dataclass(frozen=True)
@@ -280,14 +289,14 @@ class Story:
     @property
     def changes(self) -> tuple[HistoryEntry, ...]:
         """The substantive changes (reformat / lint / typing-only entries left out)."""
-        return tuple(e for e in self.history if e.kind != "formatting")
+        return tuple(e for e in self.history if e.kind != FORMATTING_KIND)
 
     @property
     def counts(self) -> KnowledgeCounts:
         """What the lens, the hover, the card and ``stats`` call decisions, pitfalls, changes."""
         return KnowledgeCounts(
             records=len(self.records),
-            pitfalls=sum(1 for u in self.units if u.type == "pattern"),
+            pitfalls=sum(1 for u in self.units if u.type in PITFALL_TYPES),
             changes=len({e.commit for e in self.changes}),
         )
 

@@ -54,6 +54,8 @@ class IndexStats:
     events: int = 0
     records: int = 0
     files_skipped: Counter[str] = field(default_factory=Counter)
+    commits_file_level: int = 0  # commits over the anchorer's file cap: file history only
+    blame_runs: int = 0  # line-blame rows written
     seconds: float = 0.0
     shallow: bool = False
 
@@ -63,6 +65,7 @@ class IndexStats:
             "commits_total": self.commits_total, "commits_indexed": self.commits_indexed,
             "filtered": dict(self.filtered), "units": self.units, "events": self.events,
             "records": self.records, "files_skipped": dict(self.files_skipped),
+            "commits_file_level": self.commits_file_level, "blame_runs": self.blame_runs,
             "seconds": round(self.seconds, 3), "shallow": self.shallow,
         }
 
@@ -77,7 +80,9 @@ class IndexStats:
             commits_total=int(data["commits_total"]), commits_indexed=int(data["commits_indexed"]),
             filtered=Counter(data["filtered"]), units=int(data["units"]),
             events=int(data["events"]), records=int(data["records"]),
-            files_skipped=Counter(data["files_skipped"]), seconds=float(data["seconds"]),
+            files_skipped=Counter(data["files_skipped"]),
+            commits_file_level=int(data.get("commits_file_level", 0)),
+            blame_runs=int(data.get("blame_runs", 0)), seconds=float(data["seconds"]),
             shallow=bool(data["shallow"]),
         )
 
@@ -102,3 +107,46 @@ def parse_line(raw: bytes | str) -> IndexEvent | IndexStats | None:
     except (ValueError, TypeError, KeyError):
         return None
     return None
+
+
+class Eta:
+    """Time left in a phase, from its recent pace: commits per second, smoothed over updates
+    (the first commits of a backfill are the newest and the slowest to anchor, so the average
+    since the start would mislead)."""
+
+    SMOOTHING = 0.3  # weight of the newest pace measurement
+    MIN_SECONDS = 1.0  # measure over at least this long
+
+    def __init__(self) -> None:
+        self._phase = ""
+        self._mark: tuple[float, int] | None = None
+        self._rate: float | None = None
+
+    def update(self, phase: str, done: int, total: int, now: float) -> float | None:
+        """Seconds left once the pace is known, else None."""
+        if phase != self._phase:
+            self._phase, self._mark, self._rate = phase, (now, done), None
+            return None
+        if self._mark is None:
+            self._mark = (now, done)
+            return None
+        then, before = self._mark
+        if now - then >= self.MIN_SECONDS and done > before:
+            pace = (done - before) / (now - then)
+            self._rate = pace if self._rate is None else (
+                self.SMOOTHING * pace + (1 - self.SMOOTHING) * self._rate)
+            self._mark = (now, done)
+        if not self._rate or total <= done:
+            return None
+        return (total - done) / self._rate
+
+
+def time_left(seconds: float | None) -> str:
+    """"about 8 min left" (empty when unknown)."""
+    if seconds is None:
+        return ""
+    if seconds < 90:
+        return f"about {max(int(round(seconds / 5.0)) * 5, 5)} s left"
+    if seconds < 90 * 60:
+        return f"about {int(round(seconds / 60))} min left"
+    return f"about {seconds / 3600:.1f} h left"

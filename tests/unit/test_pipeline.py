@@ -154,7 +154,7 @@ def _contents(index_dir) -> dict:
                         for path in paths},
             "anchor_stats": reader.meta.get("anchor_stats"),
             "stats": {key: value for key, value in reader.stats().items()
-                      if key not in ("index_bytes", "updated")},  # when and how big
+                      if key not in ("index_bytes", "index_bytes_per_1k_commits", "updated")},
         }
     finally:
         reader.close()

@@ -10,8 +10,7 @@ import time
 from whylens.errors import IndexOutdatedError, InvalidInputError
 from whylens.cli.common import add_repo_args, open_reader, web_links
 from whylens.models import SEARCH_TYPES, SNIPPET_BUDGET
-
-from whylens.progress import IndexEvent
+from whylens.progress import Eta, IndexEvent, time_left
 
 
 def register(subparsers) -> None:
@@ -62,6 +61,7 @@ class _Progress:
             style = "bar" if sys.stderr.isatty() else "lines"
         self.style = style
         self.last = 0.0
+        self.eta = Eta()
 
     def __call__(self, phase: str, done: int, total: int) -> None:
         if self.style == "none":
@@ -75,13 +75,15 @@ class _Progress:
             return
         self.last = now
         pct = 100 * done // total if total else 100
+        left = time_left(self.eta.update(phase, done, total, now))
         if self.style == "bar":
             filled = pct * 30 // 100
             end = "\n" if phase == "done" else ""
-            print(f"\r{phase:8} [{'#' * filled}{'.' * (30 - filled)}] {pct:3}% {done}/{total}",
-                  end=end, file=sys.stderr, flush=True)
+            print(f"\r{phase:8} [{'#' * filled}{'.' * (30 - filled)}] {pct:3}% {done}/{total} "
+                  f"{left:20}", end=end, file=sys.stderr, flush=True)
         elif phase == "mine":
-            print(f"mining: {done}/{total} commits ({pct}%)", file=sys.stderr, flush=True)
+            print(f"mining: {done}/{total} commits ({pct}%){', ' + left if left else ''}",
+                  file=sys.stderr, flush=True)
         elif phase in _PHASE_LINES:
             print(_PHASE_LINES[phase], file=sys.stderr, flush=True)
 
@@ -103,6 +105,12 @@ def cmd_index(args) -> int:
         if summary.shallow:
             print("note: this clone is shallow; history before the cut is unknown "
                   "(`git fetch --unshallow` to see all of it)")
+        if summary.commits_file_level:
+            from whylens.symbols.anchor import MAX_FILES_PER_COMMIT
+
+            print(f"note: {summary.commits_file_level} commit(s) changed more than "
+                  f"{MAX_FILES_PER_COMMIT:,} source files; their changes are in file history "
+                  "only, not in symbol histories")
     return 0
 
 

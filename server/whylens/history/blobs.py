@@ -6,6 +6,7 @@ import subprocess
 from typing import TypeGuard
 
 from whylens.history.repo import GitCommandError, GitProcess, Repository
+from whylens.history.walk import memory_pins
 
 
 class BlobReader:
@@ -63,7 +64,7 @@ class BlobReader:
         self._batch = self._check = None
 
     def _start(self, mode: str) -> GitProcess:
-        return self._repo.popen(["cat-file", mode], stdin=subprocess.PIPE)
+        return self._repo.popen([*memory_pins(), "cat-file", mode], stdin=subprocess.PIPE)
 
     @staticmethod
     def _ask(proc: GitProcess, name: str) -> bytes:

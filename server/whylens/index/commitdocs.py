@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from whylens.index.analysis import clean_text, normalise_path
 from whylens.index.prose import clean_line, search_prose
-from whylens.models import COMMIT_TYPE, Commit, Unit
+from whylens.models import COMMIT_TYPE, FORMATTING_KIND, Commit, Unit
 
 PREFIX = "msg-"
 COMMIT_WEIGHT = 1.0  # the prior a commit document ranks with (units carry their heuristic's)
@@ -51,8 +51,8 @@ def write(conn: sqlite3.Connection, commits: Iterable[Commit]) -> list[Unit]:
             continue
         prose = clean_text(search_prose(commit.body))
         symbols = tuple(r[0] for r in conn.execute(
-            "SELECT DISTINCT symbol FROM events WHERE sha = ? AND tail = symbol ORDER BY symbol "
-            "LIMIT ?", (commit.sha, MAX_SYMBOLS)))
+            "SELECT DISTINCT symbol FROM events WHERE sha = ? AND tail = symbol AND kind != ? "
+            "ORDER BY symbol LIMIT ?", (commit.sha, FORMATTING_KIND, MAX_SYMBOLS)))
         files = tuple(dict.fromkeys(normalise_path(c.path) for c in commit.changes))[:MAX_FILES]
         docs.append(Unit(
             id=doc_id(commit.sha), type=COMMIT_TYPE, title=clean_text(clean_line(commit.subject)),
@@ -78,8 +78,8 @@ def load(conn: sqlite3.Connection, ids: list[str]) -> dict[str, Unit]:
         files = tuple(r[0] for r in conn.execute(
             "SELECT path FROM commit_files WHERE sha = ? ORDER BY path LIMIT ?", (sha, MAX_FILES)))
         symbols = tuple(r[0] for r in conn.execute(
-            "SELECT DISTINCT symbol FROM events WHERE sha = ? AND tail = symbol ORDER BY symbol "
-            "LIMIT ?", (sha, MAX_SYMBOLS)))
+            "SELECT DISTINCT symbol FROM events WHERE sha = ? AND tail = symbol AND kind != ? "
+            "ORDER BY symbol LIMIT ?", (sha, FORMATTING_KIND, MAX_SYMBOLS)))
         found[item_id] = Unit(
             id=item_id, type=COMMIT_TYPE, title=clean_line(subject or ""), content=prose or "",
             weight=COMMIT_WEIGHT, context="", commit=sha, author=author or "", date=date or "",
@@ -93,8 +93,8 @@ def ids_for_symbols(conn: sqlite3.Connection, names: list[str]) -> set[str]:
         return set()
     marks = ",".join("?" * len(names))
     return {r[0] for r in conn.execute(
-        f"SELECT d.id FROM events e JOIN commit_docs d ON d.sha = e.sha WHERE e.tail IN ({marks})",
-        names)}
+        f"SELECT d.id FROM events e JOIN commit_docs d ON d.sha = e.sha WHERE e.tail IN ({marks}) "
+        "AND e.kind != ?", [*names, FORMATTING_KIND])}
 
 
 def recent_ids(conn: sqlite3.Connection, paths: list[str], limit: int) -> list[str]:

@@ -8,8 +8,10 @@ from collections.abc import Iterator
 
 from whylens.index.analysis import clean_text, normalise_path
 from whylens.index.codec import load_record, load_unit
-from whylens.index.sidecar import PITFALL_LINKS, PITFALL_TYPES, has_pitfall_links
-from whylens.models import CommitInfo, HistoryEntry, KnowledgeCounts, Record, SymbolEvent, Unit
+from whylens.index.sidecar import BLAME, PATTERN_FILES, has_table
+from whylens.models import (
+    FORMATTING_KIND, PITFALL_TYPES, CommitInfo, HistoryEntry, KnowledgeCounts, Record, SymbolEvent, Unit,
+)
 
 # File history leaves out commits that carry no intent for a reader of the file.
 FILE_HISTORY_SKIPS = ("ignored", "trivial", "merge")
@@ -117,9 +119,12 @@ def _entry(row, kind=None) -> HistoryEntry:
     )
 
 
-def symbol_history(conn, name: str, path: str | None = None) -> list[HistoryEntry]:
+def symbol_history(conn, name: str, path: str | None = None,
+                   formatting: bool = False) -> list[HistoryEntry]:
     """Substantive events of a symbol, newest first; follows file renames, symbol renames and
-    moves backwards (older events under the old name or path)."""
+    moves backwards (older events under the old name or path). ``formatting``: also the
+    commits that only reformatted it, changed only its annotations or are in
+    ``.git-blame-ignore-revs`` (``kind == "formatting"``)."""
     found: dict[tuple, HistoryEntry] = {}
     todo: list[tuple[str, list[str] | None, int | None]] = [
         (clean_text(name), path_aliases(conn, path) if path else None, None)
@@ -143,6 +148,8 @@ def symbol_history(conn, name: str, path: str | None = None) -> list[HistoryEntr
             entry = _entry(row)
             if before is not None and entry.timestamp > before:
                 continue
+            if entry.kind == FORMATTING_KIND and not formatting:
+                continue
             found[(entry.commit, entry.path, entry.symbol, entry.kind)] = entry
             if entry.kind in ("renamed", "moved") and entry.previous:
                 old_path, _, old_name = entry.previous.rpartition("::")
@@ -164,25 +171,26 @@ def file_history(conn, path: str) -> list[HistoryEntry]:
 
 
 def knowledge_counts(conn: sqlite3.Connection, path: str) -> dict[str, KnowledgeCounts]:
-    """{qualified symbol: its counts}, sorted by symbol.
+    """{qualified symbol: its counts}, sorted by symbol; pitfalls are Pattern units.
 
-    Pitfalls come from the ``pitfall_links`` table (one primary-key range per file name); an
-    index written before that table existed is counted by joining the unit tables instead."""
-    if not has_pitfall_links(conn):
-        return knowledge_counts_by_join(conn, path)
+    Pitfalls: Pattern units linked to the file (``pattern_files``) and to the symbol; an index
+    written before that table existed is counted by joining the unit tables instead."""
     aliases = path_aliases(conn, path)
-    return _counts(conn, aliases, _PITFALLS_BY_LINKS, aliases)
+    if not has_table(conn, PATTERN_FILES):
+        return knowledge_counts_by_join(conn, path)
+    return _counts(conn, aliases, _PITFALLS_BY_FILES, aliases)
 
 
 def knowledge_counts_by_join(conn: sqlite3.Connection, path: str) -> dict[str, KnowledgeCounts]:
-    """``knowledge_counts`` without the pitfall links (the fallback, and the tests' reference)."""
+    """``knowledge_counts`` from the unit tables alone (the fallback, and the tests' reference)."""
     aliases = path_aliases(conn, path)
     return _counts(conn, aliases, _PITFALLS_BY_JOIN, list(PITFALL_TYPES) + aliases)
 
 
-_PITFALLS_BY_LINKS = (
-    "SELECT symbol, COUNT(DISTINCT unit_id) FROM " + PITFALL_LINKS
-    + " WHERE path IN {paths} GROUP BY symbol"
+_PITFALLS_BY_FILES = (
+    "SELECT s.symbol, COUNT(DISTINCT s.unit_id) FROM " + PATTERN_FILES + " f "
+    "CROSS JOIN unit_symbols s ON s.unit_id = f.unit_id AND s.tail = s.symbol "
+    "WHERE f.path IN {paths} GROUP BY s.symbol"
 )
 _PITFALLS_BY_JOIN = (
     "SELECT s.symbol, COUNT(DISTINCT u.id) FROM unit_symbols s "
@@ -199,7 +207,7 @@ def _counts(conn: sqlite3.Connection, aliases: list[str], pitfalls_sql: str,
     counts: dict[str, list[int]] = {}
     queries = (
         (2, "SELECT symbol, COUNT(DISTINCT sha) FROM events WHERE tail = symbol "
-            f"AND path IN {paths} GROUP BY symbol", aliases),
+            f"AND path IN {paths} AND kind != ? GROUP BY symbol", aliases + [FORMATTING_KIND]),
         (1, pitfalls_sql.format(paths=paths), pitfall_args),
         (0, "SELECT symbol, COUNT(DISTINCT record_id) FROM record_symbols WHERE tail = symbol "
             f"AND record_id IN (SELECT record_id FROM record_files WHERE path IN {paths}) "
@@ -264,8 +272,9 @@ def co_changes(conn, path: str, recent: int = 200, max_files: int = 30,
         args: list = list(aliases)
     else:
         touched = (f"SELECT DISTINCT e.sha, c.ts FROM events e JOIN commits c ON c.sha = e.sha "
-                   f"WHERE e.tail = ? AND e.symbol = ? AND e.path IN {_in(aliases)}")
-        args = [clean_text(symbol), symbol, *aliases]
+                   f"WHERE e.tail = ? AND e.symbol = ? AND e.path IN {_in(aliases)} "
+                   "AND e.kind != ?")
+        args = [clean_text(symbol), symbol, *aliases, FORMATTING_KIND]
     sql = (f"{touched} AND c.skip_reason IS NULL AND (SELECT COUNT(*) FROM commit_files g "
            "WHERE g.sha = c.sha) <= ? ORDER BY c.ts DESC LIMIT ?")
     shas = [row[0] for row in conn.execute(sql, args + [max_files, recent])]
@@ -279,7 +288,8 @@ def co_changes(conn, path: str, recent: int = 200, max_files: int = 30,
                             f"WHERE sha IN {_in(shas)}", shas).fetchall()
     else:
         rows = conn.execute(f"SELECT DISTINCT path, symbol, sha FROM events WHERE sha IN "
-                            f"{_in(shas)} AND tail = symbol", shas).fetchall()
+                            f"{_in(shas)} AND tail = symbol AND kind != ?",
+                            shas + [FORMATTING_KIND]).fetchall()
     together: dict[tuple[str, str | None], list[str]] = {}
     for p, s, sha in rows:
         if (p in aliases and (symbol is None or s == symbol)):
@@ -294,7 +304,8 @@ def co_changes(conn, path: str, recent: int = 200, max_files: int = 30,
             (total,) = conn.execute("SELECT COUNT(*) FROM commit_files WHERE path = ?", (p,)).fetchone()
         else:
             (total,) = conn.execute("SELECT COUNT(DISTINCT sha) FROM events WHERE tail = ? AND "
-                                    "symbol = ? AND path = ?", (clean_text(s), s, p)).fetchone()
+                                    "symbol = ? AND path = ? AND kind != ?",
+                                    (clean_text(s), s, p, FORMATTING_KIND)).fetchone()
         out.append((p, s, len(set(seen)), round(weight, 3), total))
     out.sort(key=lambda r: (-r[2], r[0], r[1] or ""))
     return len(shas), out, population
@@ -326,10 +337,30 @@ def load_items(conn, ids: list[str]) -> dict[str, Unit | Record]:
     return found
 
 
+def line_blame(conn: sqlite3.Connection, path: str, line: int) -> HistoryEntry | None:
+    """The commit that last substantively changed ``line`` of ``path`` at the indexed revision
+    (``kind == "line"``), or None when unknown."""
+    if not has_table(conn, BLAME):
+        return None
+    row = conn.execute(
+        f"SELECT b.end, b.sha FROM {BLAME} b WHERE b.path = ? AND b.start <= ? "
+        "ORDER BY b.start DESC LIMIT 1", (normalise_path(path), line)).fetchone()
+    if row is None or row[0] < line:
+        return None
+    found = conn.execute("SELECT sha, date, ts, author, subject, pr FROM commits WHERE sha = ?",
+                         (row[1].hex(),)).fetchone()
+    if found is None:
+        return None
+    sha, date, ts, author, subject, pr = found
+    return HistoryEntry(commit=sha, date=date or "", timestamp=ts or 0, author=author or "",
+                        subject=subject or "", pr=pr, kind="line", path=normalise_path(path))
+
+
 def stats(conn, meta: dict, size_bytes: int) -> dict:
     one = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
     units_by_type = dict(conn.execute("SELECT type, COUNT(*) FROM units GROUP BY type ORDER BY 1"))
     commits = one("SELECT COUNT(*) FROM commits")
+    anchor = meta.get("anchor_stats") or {}
     return {
         "commits": commits,
         "filtered": dict(conn.execute(
@@ -342,11 +373,17 @@ def stats(conn, meta: dict, size_bytes: int) -> dict:
         "records": one("SELECT COUNT(*) FROM records"),
         # counted as cards and lenses count them: pitfalls are Pattern units; decisions are
         # records anchored to a symbol (housekeeping records never are)
-        "pitfalls": units_by_type.get("pattern", 0),
+        "pitfalls": sum(units_by_type.get(t, 0) for t in PITFALL_TYPES),
         "decisions": one("SELECT COUNT(DISTINCT record_id) FROM record_symbols"),
-        "events": one("SELECT COUNT(*) FROM events WHERE tail = symbol"),
+        "events": one(
+            f"SELECT COUNT(*) FROM events WHERE tail = symbol AND kind != '{FORMATTING_KIND}'"),
+        "formatting_events": one(
+            f"SELECT COUNT(*) FROM events WHERE tail = symbol AND kind = '{FORMATTING_KIND}'"),
+        "blame_runs": one(f"SELECT COUNT(*) FROM {BLAME}") if has_table(conn, BLAME) else 0,
         "symbols": one("SELECT COUNT(DISTINCT path || '::' || symbol) FROM events"),
         "index_bytes": size_bytes,
+        "index_bytes_per_1k_commits": round(size_bytes * 1000 / commits) if commits else 0,
+        "commits_file_level": anchor.get("commits_file_level", 0),
         "last_commit": meta.get("last_sha"),
         "shallow": bool(meta.get("shallow", False)),
         "skipped_files": (meta.get("anchor_stats") or {}).get("files_skipped", {}),
@@ -357,7 +394,9 @@ def stats(conn, meta: dict, size_bytes: int) -> dict:
 
 
 def events_of(conn, sha: str) -> list[SymbolEvent]:
-    """The symbol events one commit was indexed with (one row per event, not per suffix)."""
-    rows = conn.execute("SELECT path, symbol, kind, previous FROM events "
-                        "WHERE sha = ? AND tail = symbol ORDER BY path, symbol, kind", (sha,))
+    """The substantive symbol events one commit was indexed with (one row per event, not per
+    suffix; formatting events left out: they are never a change)."""
+    rows = conn.execute("SELECT path, symbol, kind, previous FROM events WHERE sha = ? "
+                        "AND tail = symbol AND kind != ? ORDER BY path, symbol, kind",
+                        (sha, FORMATTING_KIND))
     return [SymbolEvent(sha, path, symbol, kind, previous) for path, symbol, kind, previous in rows]

@@ -254,8 +254,17 @@ class IndexReader(CandidateSearch):
         return lookups.superseding_candidates(self._db, record)
 
     @guarded
-    def symbol_history(self, name: str, path: str | None = None) -> list[HistoryEntry]:
-        return lookups.symbol_history(self._db, name, path)
+    def symbol_history(self, name: str, path: str | None = None,
+                       formatting: bool = False) -> list[HistoryEntry]:
+        """Commits that changed the symbol substantively, newest first; ``formatting=True``
+        adds the reformat / annotation-only / ignore-revs commits (``kind == "formatting"``)."""
+        return lookups.symbol_history(self._db, name, path, formatting)
+
+    @guarded
+    def line_blame(self, path: str, line: int) -> HistoryEntry | None:
+        """The commit that last substantively changed ``line`` (1-based) of ``path`` at the
+        indexed revision, skipping formatting-only and ignore-revs commits; None if unknown."""
+        return lookups.line_blame(self._db, path, line)
 
     @guarded
     def file_history(self, path: str) -> list[HistoryEntry]:

@@ -17,10 +17,9 @@ from pathlib import Path
 
 from whylens.index.analysis import clean_text, normalise_path, symbol_tails
 from whylens.index.codec import dump, iso_timestamp
-from whylens.models import Commit, Record, SymbolEvent, Unit
+from whylens.models import PITFALL_TYPES, Commit, Record, SymbolEvent, Unit
 
 FILENAME = "sidecar.sqlite"
-PITFALL_TYPES = ("pattern",)  # "pitfalls" are Pattern units only, everywhere they are counted
 
 DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);  -- JSON values
@@ -61,22 +60,21 @@ CREATE TABLE IF NOT EXISTS reverts (
 CREATE INDEX IF NOT EXISTS reverts_reverting ON reverts (reverting);
 """
 
-# Added after schema 1 shipped, so created (and filled from the unit tables) by
-# ``ensure_pitfall_links`` rather than by DDL: an older index gains it on its next write, and a
-# reader falls back to the join when it is missing (``has_pitfall_links``). One row per
-# (file, qualified symbol, Pattern/Fact unit): the lens counts a file's pitfalls from one
-# primary-key range instead of joining every unit of the file (17k units: 40 ms → a few ms).
-PITFALL_LINKS = "pitfall_links"
-PITFALL_LINKS_DDL = (
-    f"CREATE TABLE {PITFALL_LINKS} (path TEXT, symbol TEXT, unit_id TEXT, "
-    "PRIMARY KEY (path, symbol, unit_id)) WITHOUT ROWID",
-    f"CREATE INDEX {PITFALL_LINKS}_unit ON {PITFALL_LINKS} (unit_id)",
+# The code lens counts pitfalls (Pattern units) per symbol of a file: one row per (file, Pattern
+# unit), joined to the unit's symbols. Linear in what is stored; the table it replaces held
+# files × symbols × units (987 MB of 1.0 GB on redis/redis).
+PATTERN_FILES = "pattern_files"
+PATTERN_FILES_DDL = (
+    f"CREATE TABLE IF NOT EXISTS {PATTERN_FILES} (path TEXT, unit_id TEXT, "
+    "PRIMARY KEY (path, unit_id)) WITHOUT ROWID",
+    f"CREATE INDEX IF NOT EXISTS {PATTERN_FILES}_unit ON {PATTERN_FILES} (unit_id)",
 )
-# The same rows derived from the unit tables (the definition the links must always match).
-PITFALL_LINKS_FROM_UNITS = (
-    "SELECT f.path, s.symbol, u.id FROM units u "
-    "JOIN unit_symbols s ON s.unit_id = u.id AND s.tail = s.symbol "
-    "JOIN unit_files f ON f.unit_id = u.id WHERE u.type IN (" + ",".join("?" * len(PITFALL_TYPES)) + ")"
+# Blame of the indexed revision (``symbols.blame``): lines start..end of path were last changed
+# substantively by the commit whose raw 20-byte id is ``sha``.
+BLAME = "blame"
+BLAME_DDL = (
+    f"CREATE TABLE IF NOT EXISTS {BLAME} (path TEXT, start INTEGER, end INTEGER, sha BLOB, "
+    "PRIMARY KEY (path, start)) WITHOUT ROWID",
 )
 
 
@@ -87,47 +85,37 @@ def connect_writer(folder: Path) -> sqlite3.Connection:
     conn.execute("PRAGMA synchronous=NORMAL")  # atomic on a kill; only power loss may lose the tail
     conn.execute("PRAGMA busy_timeout=5000")
     conn.executescript(DDL)
-    ensure_pitfall_links(conn)
+    for statement in BLAME_DDL:
+        conn.execute(statement)
+    ensure_pattern_files(conn)
     return conn
 
 
-def has_pitfall_links(conn: sqlite3.Connection) -> bool:
-    return conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (PITFALL_LINKS,)
-    ).fetchone() is not None
-
-
-def ensure_pitfall_links(conn: sqlite3.Connection) -> None:
-    """Create and fill the pitfall links of an index written before they existed (one
+def ensure_pattern_files(conn: sqlite3.Connection) -> None:
+    """Create and fill ``pattern_files`` in an index written before it existed (one
     transaction: a kill leaves the index as it was, and the next writer tries again)."""
-    if has_pitfall_links(conn):
+    if has_table(conn, PATTERN_FILES):
         return
     conn.execute("BEGIN IMMEDIATE")
     try:
-        if not has_pitfall_links(conn):
-            for statement in PITFALL_LINKS_DDL:
+        if not has_table(conn, PATTERN_FILES):
+            for statement in PATTERN_FILES_DDL:
                 conn.execute(statement)
-            conn.execute(f"INSERT OR IGNORE INTO {PITFALL_LINKS} {PITFALL_LINKS_FROM_UNITS}",
-                         PITFALL_TYPES)
+            conn.execute(
+                f"INSERT OR IGNORE INTO {PATTERN_FILES} SELECT f.path, u.id FROM units u "
+                f"JOIN unit_files f ON f.unit_id = u.id WHERE u.type IN "
+                f"({','.join('?' * len(PITFALL_TYPES))})", PITFALL_TYPES)
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
         raise
 
 
-def _pitfall_links(units: list[Unit]) -> set[tuple[str, str, str]]:
-    """The pitfall_links rows of ``units`` as ``write_units`` stores them: the last unit of an
-    id sets its type, and its symbol and file rows are the union over the batch."""
-    types: dict[str, str] = {}
-    symbols: dict[str, set[str]] = {}
-    files: dict[str, set[str]] = {}
-    for u in units:
-        types[u.id] = u.type
-        symbols.setdefault(u.id, set()).update(
-            clean_text(s) for s in u.symbols if clean_text(s) in symbol_tails(s))
-        files.setdefault(u.id, set()).update(normalise_path(f) for f in u.files)
-    return {(path, symbol, uid) for uid, kind in types.items() if kind in PITFALL_TYPES
-            for symbol in symbols[uid] for path in files[uid]}
+def has_table(conn: sqlite3.Connection, name: str) -> bool:
+    """Whether the sidecar has table ``name`` (an index written by an older WhyLens may not)."""
+    return conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+    ).fetchone() is not None
 
 
 def connect_reader(folder: Path) -> sqlite3.Connection:
@@ -170,7 +158,7 @@ def write_units(conn: sqlite3.Connection, units: Iterable[Unit]) -> None:
     ids = [(u.id,) for u in units]
     conn.executemany("DELETE FROM unit_symbols WHERE unit_id = ?", ids)
     conn.executemany("DELETE FROM unit_files WHERE unit_id = ?", ids)
-    conn.executemany(f"DELETE FROM {PITFALL_LINKS} WHERE unit_id = ?", ids)
+    conn.executemany(f"DELETE FROM {PATTERN_FILES} WHERE unit_id = ?", ids)
     conn.executemany(
         "INSERT OR REPLACE INTO units VALUES (?, ?, ?, ?, ?)",
         [(u.id, u.commit, iso_timestamp(u.date), u.type, dump(u)) for u in units],
@@ -183,8 +171,12 @@ def write_units(conn: sqlite3.Connection, units: Iterable[Unit]) -> None:
         "INSERT OR IGNORE INTO unit_files VALUES (?, ?)",
         [(normalise_path(f), u.id) for u in units for f in u.files],
     )
-    conn.executemany(f"INSERT OR IGNORE INTO {PITFALL_LINKS} VALUES (?, ?, ?)",
-                     sorted(_pitfall_links(units)))
+    last_type = {u.id: u.type for u in units}  # the last unit of an id sets its type
+    conn.executemany(
+        f"INSERT OR IGNORE INTO {PATTERN_FILES} VALUES (?, ?)",
+        [(normalise_path(f), u.id) for u in units if last_type[u.id] in PITFALL_TYPES
+         for f in u.files],
+    )
 
 
 def write_records(conn: sqlite3.Connection, records: Iterable[Record]) -> None:
@@ -237,6 +229,26 @@ def write_events(conn: sqlite3.Connection, events: Iterable[SymbolEvent]) -> Non
     )
 
 
+def write_blame(conn: sqlite3.Connection, runs: Iterable) -> None:
+    """``runs``: ``symbols.blame.BlameRun`` rows (a run replaces the one starting where it does)."""
+    conn.executemany(
+        f"INSERT OR REPLACE INTO {BLAME} VALUES (?, ?, ?, ?)",
+        [(normalise_path(r.path), r.start, r.end, bytes.fromhex(r.commit)) for r in runs],
+    )
+
+
+def delete_blame(conn: sqlite3.Connection, paths: Iterable[str]) -> None:
+    conn.executemany(f"DELETE FROM {BLAME} WHERE path = ?",
+                     [(normalise_path(p),) for p in paths])
+
+
+def read_blame(conn: sqlite3.Connection, path: str) -> list[tuple[int, int, str]]:
+    """(start, end, commit sha) of every run of ``path``, in line order."""
+    return [(start, end, sha.hex()) for start, end, sha in conn.execute(
+        f"SELECT start, end, sha FROM {BLAME} WHERE path = ? ORDER BY start",
+        (normalise_path(path),))]
+
+
 def write_reverts(conn: sqlite3.Connection, pairs: Iterable[tuple[str, str]]) -> None:
     """``pairs`` are (reverting sha, reverted sha)."""
     conn.executemany(
@@ -260,7 +272,7 @@ def delete_commits(conn: sqlite3.Connection, shas: list[str]) -> None:
     """Remove everything these commits contributed (they left the history)."""
     unit_ids, record_ids = ids_of_commits(conn, shas)
     for table, key in (("unit_symbols", "unit_id"), ("unit_files", "unit_id"),
-                       (PITFALL_LINKS, "unit_id"), ("units", "id")):
+                       (PATTERN_FILES, "unit_id"), ("units", "id")):
         conn.executemany(f"DELETE FROM {table} WHERE {key} = ?", [(i,) for i in unit_ids])
     delete_records(conn, record_ids)
     shas_rows = [(s,) for s in shas]

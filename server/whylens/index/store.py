@@ -31,7 +31,7 @@ from whylens.index.schema import SCHEMA_VERSION
 
 # Bump when extraction, anchoring or records change what an index holds: the pipeline rebuilds
 # when the stored value differs. It embeds SCHEMA_VERSION, so a schema change rebuilds too.
-PIPELINE_VERSION = f"{SCHEMA_VERSION}.4"  # .4: cards gated per symbol (knowledge.confidence)
+PIPELINE_VERSION = f"{SCHEMA_VERSION}.5"  # .5: carried anchoring, formatting events, blame
 
 
 def outdated_reason(meta: dict) -> str | None:
@@ -131,10 +131,16 @@ class IndexStore:
     def writer(self, rebuild: bool = False):
         """Take the write lock and open a writer: into a new generation when ``rebuild`` (or when
         there is no index yet), else into the current one."""
-        from whylens.index.writer import IndexWriter
+        from whylens.index.writer import IndexWriter, write_failure
 
-        self.path.mkdir(parents=True, exist_ok=True)
-        lock_fd = self._lock()
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            lock_fd = self._lock()
+        except OSError as exc:
+            failure = write_failure(str(self.path), exc)
+            if failure is None:
+                raise
+            raise failure from exc
         try:
             try:
                 current = self.current_generation()
@@ -154,6 +160,12 @@ class IndexStore:
                 return IndexWriter(self, current, fresh=False, lock_fd=lock_fd)
             folder = self.path / f"gen-{self._next_number()}"
             return IndexWriter(self, folder, fresh=True, lock_fd=lock_fd)
+        except (OSError, sqlite3.Error) as exc:
+            release_lock(lock_fd)
+            failure = write_failure(str(self.path), exc)
+            if failure is None:
+                raise
+            raise failure from exc
         except BaseException:
             release_lock(lock_fd)
             raise

@@ -22,7 +22,7 @@ from lsprotocol import types
 from whylens import child_command
 from whylens.lsp import protocol
 from whylens.lsp.workspaces import RepoWorkspace, head_signature
-from whylens.progress import IndexEvent, IndexStats, parse_line
+from whylens.progress import Eta, IndexEvent, IndexStats, parse_line, time_left
 
 if TYPE_CHECKING:
     from whylens.lsp.server import WhyLensServer
@@ -54,6 +54,7 @@ class IndexManager:
         self._children: dict[str, asyncio.subprocess.Process] = {}
         self._poller: asyncio.Task | None = None
         self._tokens = 0
+        self._etas: dict[str, Eta] = {}  # per repository: time left in the running index
 
     # ---- scheduling -------------------------------------------------------------------------
 
@@ -162,8 +163,17 @@ class IndexManager:
             self._status(ws, state, None, message)
             return
         ws.reopen()
+        self._etas.pop(str(ws.root), None)
         took = time.monotonic() - started
         text = summary.describe() if summary is not None else "index up to date"
+        if summary is not None and summary.commits_file_level:
+            from whylens.symbols.anchor import MAX_FILES_PER_COMMIT as FILE_LEVEL_CAP
+
+            self.server.show_once(
+                f"file-level:{ws.root}",
+                f"WhyLens: {summary.commits_file_level} commit(s) in {ws.name} changed more than "
+                f"{FILE_LEVEL_CAP:,} source files; their changes are in file history only, not "
+                "in symbol histories.", types.MessageType.Info)
         log.info("%s: index updated in %.1fs (%s)", ws.name, took, text)
         self._end_progress(token, text)
         if ws.reader is None:
@@ -174,7 +184,12 @@ class IndexManager:
 
     async def _spawn(self, ws: RepoWorkspace, token: str | None,
                      cancelled: Future[Any] | None) -> IndexStats | None:
-        ws.index_dir.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            ws.index_dir.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # a read-only disk: the editor goes on, without hovers
+            raise IndexRunError(f"cannot create the index folder {ws.index_dir.parent} "
+                                f"({exc.strerror or exc}); set whylens.index.directory to a "
+                                "writable folder") from exc
         proc = await asyncio.create_subprocess_exec(
             *index_command(ws), stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, cwd=str(ws.root),
@@ -238,6 +253,10 @@ class IndexManager:
         percent = event.percent
         phase = event.phase or "indexing"
         message = f"{phase} {event.done}/{event.total}" if event.total else phase
+        left = self._etas.setdefault(str(ws.root), Eta()).update(
+            phase, event.done, event.total, time.monotonic())
+        if left is not None:
+            message += f" · {time_left(left)}"
         if token is not None:
             self.server.work_done_progress.report(
                 token, types.WorkDoneProgressReport(message=message, percentage=percent))

@@ -3,11 +3,14 @@
 One run indexes the commits reachable from ``rev`` that the index does not hold yet:
 - full rebuild when there is no index, the pipeline version changed, or the last indexed commit
   is no longer an ancestor of ``rev`` (force-push, rebase): units of vanished commits go with it;
-- otherwise only ``rev ^last_sha``; commits already present (a killed run) are skipped, so a run
-  that was interrupted resumes where it stopped.
+- otherwise only ``rev ^last_sha``; commits already present (a killed run) are not written
+  again, so a run that was interrupted resumes where it stopped (it anchors them again: file
+  states and blame are carried from commit to commit).
 Newest commits come first and are flushed every few seconds, so a big backfill answers early.
-Symbol anchoring, most of the CPU, runs in a worker process for big runs (see ``anchoring``),
-overlapping with unit extraction and index writes here.
+Memory stays bounded: commits stream through, only a window of them is kept for the decision
+records (``records``), blame is written as it comes (``blame``). Symbol anchoring and blame, most
+of the CPU, run in a worker process for big runs (see ``anchoring``), overlapping with unit
+extraction and index writes here.
 """
 
 from __future__ import annotations
@@ -15,36 +18,37 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections import Counter, deque
+from collections import Counter
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
-from whylens.errors import IndexCorruptError, WhyLensError
+from whylens.errors import IndexCorruptError
 from whylens.history.blobs import BlobReader
 from whylens.history.links import WebLinks
+from whylens.history.merges import MergeFiles
 from whylens.history.repo import open_repository
 from whylens.history.walk import walk
 from whylens.index.store import PIPELINE_VERSION, IndexStore, outdated_reason
 from whylens.knowledge.extract import extract_units
 from whylens.locate import locate
-from whylens.models import Commit
+from whylens.models import FORMATTING_KIND, Commit, SymbolEvent
 from whylens.pipeline.anchoring import (
     Anchoring,
     InProcessAnchoring,
     WorkerAnchoring,
     wants_worker,
 )
+from whylens.pipeline.blame import IncrementalBlame, blamed_files
+from whylens.pipeline.records import RecordWindows
 from whylens.progress import IndexStats, Progress
-from whylens.records.github import load_export, merge_tracker
-from whylens.records.history import build_records, coalesce_with
-from whylens.records.reverts import revert_pairs
+from whylens.symbols.skip import path_skip_reason
 
 log = logging.getLogger(__name__)
 
 # The first flush comes early so a big backfill answers within seconds; each later one waits
 # twice as long (up to the cap), because every Whoosh flush makes a segment that slows search.
-FIRST_FLUSH_SECONDS = 2.0
+FIRST_FLUSH_SECONDS = 1.0
 MAX_FLUSH_SECONDS = 60.0
 BATCH_COMMITS = 400  # hand work to the index writer in batches of this many commits
 
@@ -80,8 +84,8 @@ def _plan(repo, meta: dict, head: str) -> tuple[str, list[str]]:
 
 
 def _slim(commit: Commit) -> Commit:
-    """Drop hunks once anchored: records only need paths, and a long history must fit in memory."""
-    changes = tuple(replace(change, hunks=()) for change in commit.changes)
+    """Drop hunks and patch text once anchored: records only need paths."""
+    changes = tuple(replace(change, hunks=(), patch=b"") for change in commit.changes)
     return replace(commit, changes=changes)
 
 
@@ -110,12 +114,13 @@ def run_index(
         if mode == "up-to-date":
             summary.seconds = time.monotonic() - started
             return summary
-        summary.commits_total = repo.count(head, exclude=exclude)
-        report("mine", 0, summary.commits_total)
+        total = _Total(repo, head, exclude)  # counting 100k commits takes seconds: meanwhile
+        probe = total.at_least(WORKER_PROBE)  # exact for a small history
+        report("mine", 0, total.value())
         links = WebLinks.from_remote(repo.remote_url() or "")
 
         with contextlib.ExitStack() as stack:
-            # What earlier runs stored: skipped when resuming, merged into when adding records.
+            # What earlier runs stored: skipped when resuming.
             previous = None if mode == "full" else stack.enter_context(
                 contextlib.closing(store.reader()))
             blobs = stack.enter_context(BlobReader(repo))
@@ -125,134 +130,164 @@ def run_index(
                             web_kind=links.kind if links else None, complete_head=None,
                             github_export=prior_meta.get("github_export"))
             attributes = repo.gitattributes(head)
+            head_blobs = blamed_files(repo, head, attributes)
             chosen: Anchoring = (
-                WorkerAnchoring(where.root, attributes)  # the repository opened here
-                if wants_worker(summary.commits_total, anchor_worker_min_commits)
-                else InProcessAnchoring(blobs.read, attributes))
+                WorkerAnchoring(where.root, attributes, head_blobs)  # the repository opened here
+                if wants_worker(probe, anchor_worker_min_commits)
+                else InProcessAnchoring(blobs.read, attributes, head_blobs,
+                                        stack.enter_context(MergeFiles(repo))))
             anchoring = stack.enter_context(chosen)
+            source = _SourcePaths(attributes)
+            commits = stack.enter_context(contextlib.closing(
+                walk(repo, head, exclude=exclude, keep_patch=source)))
+            # A first run (even resumed) writes blame as it goes; a later one replaces it.
+            last = prior_meta.get("last_sha") if mode != "full" else None
+            blame = IncrementalBlame(repo, last) if last else None
             resumed = previous if mode == "resumed" else None
-            commits = stack.enter_context(contextlib.closing(walk(repo, head, exclude=exclude)))
-            mined, events, walked = _mine(commits, anchoring, writer, resumed, summary, report)
+            if resumed is not None:
+                _forget_vanished(repo, writer, resumed, head)
+            windows = RecordWindows(writer, prior_meta.get("github_export"), mode == "full")
+            _Miner(anchoring, writer, resumed, windows, blame, summary, report, total).run(commits)
+            summary.commits_total = total.value(wait=True)
             report("records", 0, 1)
-            stale = _forget_vanished(repo, writer, resumed, walked, exclude)
-            # Records and reverts are built at the end of a run, so commits a killed run already
-            # wrote take part again, with the events stored for them.
-            _write_records(writer, walked, events, previous, prior_meta.get("github_export"),
-                           summary, stale)
-            summary.files_skipped.update(anchoring.stats.get("files_skipped", {}))
+            windows.finish()
+            summary.records = windows.records
+            if blame is not None:
+                summary.blame_runs = blame.finish(writer, anchoring.leftover())
+            stats = dict(anchoring.stats)
+            summary.files_skipped.update(stats.get("files_skipped", {}))
+            summary.commits_file_level = stats.get("commits_file_level", 0)
             report("commit", 0, 1)
             writer.set_meta(last_sha=head, complete_head=head, indexed_at=_now(),
-                            anchor_stats=_jsonable(dict(anchoring.stats)))
+                            anchor_stats=_jsonable(stats))
             writer.commit()
     summary.seconds = time.monotonic() - started
     report("done", summary.commits_indexed, summary.commits_total)
     return summary
 
 
-def _mine(commits, anchoring, writer, resumed, summary: IndexStats, report: Progress):
-    """Anchor and extract every new commit, writing as it goes.
+WORKER_PROBE = 1_000  # commits counted at once to choose where to anchor (the rest later)
 
-    Returns the slim new commits, the events of every walked commit, and every walked commit in
-    walk order (new ones and, when resuming, the ones ``resumed`` — the index — already holds).
-    """
-    mined: list[Commit] = []
-    batch: list[Commit] = []
-    events_by_commit: dict[str, list] = {}
-    next_flush = time.monotonic() + FIRST_FLUSH_SECONDS
-    interval = FIRST_FLUSH_SECONDS
-    new = _NewCommits(commits, resumed)  # anchoring may run ahead of this loop
-    for commit, events in anchoring.anchored(new):
-        seen = new.positions.popleft()
-        symbols = tuple(dict.fromkeys(e.symbol for e in events))
+
+class _Total:
+    """The number of commits the walk will yield, counted by a ``git rev-list --count`` running
+    beside the walk (on a 100k-commit history without a commit-graph it takes seconds);
+    ``at_least(n)`` answers min(count, n) at once."""
+
+    def __init__(self, repo, head: str, exclude: list[str]) -> None:
+        self._repo = repo
+        self._args = [head, *(f"^{repo.resolve(sha)}" for sha in exclude), "--"]
+        self._proc = repo.popen(["rev-list", "--count", *self._args])
+        self._value: int | None = None
+
+    def at_least(self, n: int) -> int:
+        _, out, _ = self._repo.run("rev-list", "--count", f"--max-count={n}", *self._args)
+        found = int(out.strip() or 0)
+        if found < n and self._value is None:  # fewer than asked: that is the count
+            self._value = found
+        return found
+
+    def value(self, wait: bool = False) -> int:
+        """The count once known (0 before, unless ``wait``)."""
+        if self._proc is not None and (self._value is None or wait) and (
+                wait or self._proc.poll() is not None):
+            out = self._proc.stdout.read() if self._proc.stdout else b""
+            self._proc.close()
+            self._proc = None
+            self._value = int(out.strip() or 0)
+        return self._value or 0
+
+
+class _SourcePaths:
+    """``keep_patch`` for the walk: the files the anchorer anchors (answers cached per path)."""
+
+    def __init__(self, attributes) -> None:
+        self._attributes = attributes
+        self._known: dict[str, bool] = {}
+
+    def __call__(self, path: str) -> bool:
+        known = self._known.get(path)
+        if known is None:
+            if len(self._known) > 200_000:
+                self._known.clear()
+            known = self._known[path] = path_skip_reason(path, self._attributes) is None
+        return known
+
+
+class _Miner:
+    """Every walked commit, newest first: anchored (all of them, since file states and blame
+    are carried from commit to commit), and, unless a killed run already stored it, its units,
+    events and row written; its blame and its part in the decision records either way."""
+
+    def __init__(self, anchoring, writer, resumed, windows: RecordWindows,
+                 blame: IncrementalBlame | None, summary: IndexStats,
+                 report: Progress, total: _Total) -> None:
+        self.anchoring, self.writer, self.resumed = anchoring, writer, resumed
+        self.windows, self.blame, self.summary, self.report = windows, blame, summary, report
+        self.total = total
+
+    def run(self, commits) -> None:
+        writer, summary = self.writer, self.summary
+        batch: list[Commit] = []
+        next_flush = time.monotonic() + FIRST_FLUSH_SECONDS
+        interval = FIRST_FLUSH_SECONDS
+        walked = 0
+        for commit, events, runs in self.anchoring.anchored(commits):
+            walked += 1
+            slim = _slim(commit)
+            if self.resumed is None or not self.resumed.has_commit(commit.sha):
+                changes = self._write(commit, events)
+                batch.append(slim)
+            else:  # records are built from the events as stored, here as a killed run stored them
+                changes = self.resumed.events_of(commit.sha)
+            if self.blame is None:
+                writer.add_blame(runs)
+            else:
+                self.blame.add(commit, runs)
+            summary.blame_runs += len(runs)
+            self.windows.add(slim, changes)
+            if len(batch) >= BATCH_COMMITS:
+                writer.add_commits(batch)
+                batch = []
+                self.report("mine", walked, self.total.value())
+            if time.monotonic() > next_flush:
+                writer.add_commits(batch)
+                batch = []
+                writer.flush()
+                self.report("mine", walked, self.total.value())
+                interval = min(interval * 2, MAX_FLUSH_SECONDS)
+                next_flush = time.monotonic() + interval
+        writer.add_commits(batch)
+        self.report("mine", walked, self.total.value(wait=True))
+
+    def _write(self, commit: Commit, events: list[SymbolEvent]) -> list[SymbolEvent]:
+        """Store the commit's units and events; returns its substantive events as stored
+        (what ``IndexReader.events_of`` reads back), which the decision records are built from.
+        Formatting events are stored for the card's collapsed line, never counted as changes."""
+        changes = [e for e in events if e.kind != FORMATTING_KIND]
         units = extract_units(commit, files=tuple(c.path for c in commit.changes),
-                              symbols=symbols, events=events)
-        writer.add_units(units)
-        # records are built from the events as stored: what a resumed run reads back
-        events = events_by_commit[commit.sha] = writer.add_events(events)
+                              symbols=tuple(dict.fromkeys(e.symbol for e in changes)),
+                              events=changes)
+        self.writer.add_units(units)
+        stored = [e for e in self.writer.add_events(events) if e.kind != FORMATTING_KIND]
+        summary = self.summary
+        summary.commits_indexed += 1
         summary.units += len(units)
-        summary.events += len(events)
+        summary.events += len(stored)
         if commit.skip_reason:
             summary.filtered[commit.skip_reason] += 1
-        slim = _slim(commit)
-        mined.append(slim)
-        batch.append(slim)
-        if len(batch) >= BATCH_COMMITS:
-            writer.add_commits(batch)
-            batch = []
-            report("mine", seen, summary.commits_total)
-        if time.monotonic() > next_flush:
-            writer.add_commits(batch)
-            batch = []
-            writer.flush()
-            interval = min(interval * 2, MAX_FLUSH_SECONDS)
-            next_flush = time.monotonic() + interval
-    writer.add_commits(batch)
-    summary.commits_indexed = len(mined)
-    report("mine", new.walked, summary.commits_total)
-    events_by_commit.update(new.stored_events)
-    by_sha = {c.sha: c for c in mined} | new.stored
-    return mined, events_by_commit, [by_sha[sha] for sha in new.order if sha in by_sha]
+        return stored
 
 
-class _NewCommits:
-    """The walk minus the commits already indexed; remembers each new commit's walk position,
-    the walk order, and the commits (slim) and events the index already held."""
-
-    def __init__(self, commits, resumed) -> None:
-        self._commits, self._resumed = commits, resumed
-        self.walked = 0
-        self.positions: deque[int] = deque()
-        self.order: list[str] = []
-        self.stored: dict[str, Commit] = {}
-        self.stored_events: dict[str, list] = {}
-
-    def __iter__(self):
-        for commit in self._commits:
-            self.walked += 1
-            self.order.append(commit.sha)
-            if self._resumed is not None and self._resumed.has_commit(commit.sha):
-                self.stored[commit.sha] = _slim(commit)
-                self.stored_events[commit.sha] = self._resumed.events_of(commit.sha)
-                continue
-            self.positions.append(self.walked)
-            yield commit
-
-
-def _forget_vanished(repo, writer, resumed, walked, exclude) -> frozenset[str]:
+def _forget_vanished(repo, writer, resumed, head: str) -> None:
     """Commits a killed run wrote that left the branch before this resume (a rebase, a reset):
-    removed with their units, records and events, as a clean run would not have them."""
-    if resumed is None:
-        return frozenset()
-    kept = {c.sha for c in walked}
-    if exclude:  # what earlier complete runs indexed: reachable from the last complete head
-        _, out, _ = repo.run("rev-list", *exclude, "--")
-        kept.update(out.decode("ascii", "replace").split())
-    stale = frozenset(resumed.commit_shas() - kept)
+    removed, with their units, records and events, before the walk, so the records resting on
+    them are rebuilt without them, as a clean run would have them."""
+    _, out, _ = repo.run("rev-list", head, "--")
+    stale = resumed.commit_shas() - set(out.decode("ascii", "replace").split())
     if stale:
         log.info("forgetting %d commits that left the history since the killed run", len(stale))
         writer.remove_commits(sorted(stale))
-    return stale
-
-
-def _write_records(writer, mined, events_by_commit, previous, export_dir, summary,
-                   stale: frozenset[str] = frozenset()) -> None:
-    """Decision records of the new commits, merged with stored ones and the tracker export."""
-    records = build_records(mined, events_by_commit)
-    if previous is not None:  # an issue fixed across two runs keeps all its work
-        def stored(record_id):  # a record that rests on a vanished commit is rebuilt
-            old = previous.record(record_id)
-            return None if old is not None and stale & set(old.fixing_commits) else old
-
-        records = coalesce_with(records, stored)
-    elif export_dir and Path(export_dir).is_dir():  # a rebuild re-applies the imported export
-        try:
-            records = merge_tracker(records, load_export(export_dir), mined, events_by_commit)
-        except WhyLensError as exc:  # a damaged export must not cost the whole rebuild
-            log.warning("the tracker export at %s was not re-applied: %s", export_dir, exc)
-            writer.set_meta(github_export=None)
-    writer.add_records(records)
-    writer.add_reverts(revert_pairs(mined))
-    summary.records = len(records)
 
 
 def _jsonable(stats: dict) -> dict:

@@ -1,11 +1,12 @@
-"""Commits → (commit, symbol events), in one process or in an anchor worker process.
+"""Commits → (commit, symbol events, blame runs), in one process or in an anchor worker process.
 
 Anchoring (tree-sitter parsing) is most of an index run's CPU. For a big run it goes to ONE
 worker process while the main process extracts units and writes the index for earlier commits:
 the main process walks and ships commits ahead (bounded look-ahead, in chunks), the worker
-anchors them in walk order (the Anchorer's parse cache relies on newest-first order, and it
-matches renames and moves across one commit's files, so commits are never split) and sends the
-events back in the same order. Both paths give identical results, statistics included.
+anchors them in walk order (the Anchorer's file states and the line blame rely on newest-first
+order, and renames and moves are matched across one commit's files, so commits are never split)
+and sends the events and blame runs back in the same order. Both paths give identical results,
+statistics included.
 
 The worker dies with its parent: it exits as soon as its parent process is gone (end of file
 on the commit pipe, or a changed parent pid), so a SIGKILLed `whylens index` leaves no orphan.
@@ -28,19 +29,23 @@ from typing import Any, Protocol
 
 from whylens.errors import AnchorWorkerError, WhyLensError
 from whylens.history.blobs import BlobReader
+from whylens.history.merges import MergeFiles
 from whylens.history.repo import open_repository
 from whylens.models import Commit, SymbolEvent
 from whylens.symbols.anchor import Anchorer
+from whylens.symbols.blame import BlameRun, LineBlame, Segment
 
 # Below this many new commits the worker's start-up does not pay: it costs ~0.3 s of CPU
 # (imports), and on gorilla/mux (329 commits) the worker path took 30% more CPU in all.
 DEFAULT_WORKER_MIN_COMMITS = 500
 WORKER_MIN_COMMITS_ENV = "WHYLENS_ANCHOR_WORKER_MIN_COMMITS"  # tests and benchmarks force a path
 LOOKAHEAD_COMMITS = 256  # commits shipped to the worker and not yet consumed, at most
+LOOKAHEAD_BYTES = 32_000_000  # and their patch text, at most (a few huge commits)
+CHUNK_BYTES = 8_000_000  # a message is sent once this much patch text is in it
 CHUNK_COMMITS = 16  # commits per message (one pickle each way)
 POLL_SECONDS = 0.5  # how often each side checks that the other is still alive
 
-Pair = tuple[Commit, list[SymbolEvent]]
+Anchored = tuple[Commit, list[SymbolEvent], list[BlameRun]]
 
 
 def wants_worker(new_commits: int, min_commits: int | None = None) -> bool:
@@ -63,8 +68,27 @@ def _available_cpus() -> int:
         return os.cpu_count() or 1
 
 
-def _anchor(anchorer: Anchorer, commit: Commit) -> list[SymbolEvent]:
-    return anchorer.events(commit) if len(commit.parents) <= 1 else []  # merges: no changes
+class _Both:
+    """The anchorer and the line blame, fed the same commits (merges through ``merges``)."""
+
+    def __init__(self, read_blob, attributes, head_blobs: dict[str, str],
+                 merges: MergeFiles | None) -> None:
+        self.anchorer = Anchorer(read_blob, attributes=attributes)
+        self.blame = LineBlame(head_blobs, read_blob)
+        self.merges = merges
+
+    def __call__(self, commit: Commit) -> tuple[list[SymbolEvent], list[BlameRun]]:
+        if len(commit.parents) > 1:  # a merge changes nothing itself; carry through it
+            if self.merges is None:
+                return [], []
+            changed = self.merges.changed(commit.sha, commit.parents)
+            self.anchorer.merge(changed)
+            return [], self.blame.merge(commit, changed)
+        return self.anchorer.events(commit), self.blame.commit(commit)
+
+    @property
+    def stats(self) -> dict[str, Any]:
+        return {**self.anchorer.stats, "blame": dict(self.blame.stats)}
 
 
 class Anchoring(Protocol):
@@ -73,7 +97,9 @@ class Anchoring(Protocol):
     @property
     def stats(self) -> dict[str, Any]: ...
 
-    def anchored(self, commits: Iterable[Commit]) -> Iterator[Pair]: ...
+    def anchored(self, commits: Iterable[Commit]) -> Iterator[Anchored]: ...
+
+    def leftover(self) -> list[tuple[str, str, str, list[Segment]]]: ...
 
     def __enter__(self) -> Anchoring: ...
 
@@ -83,8 +109,9 @@ class Anchoring(Protocol):
 class InProcessAnchoring:
     """Anchors in the calling process; for small runs."""
 
-    def __init__(self, read_blob, attributes) -> None:
-        self._anchorer = Anchorer(read_blob, attributes=attributes)
+    def __init__(self, read_blob, attributes, head_blobs: dict[str, str] | None = None,
+                 merges: MergeFiles | None = None) -> None:
+        self._both = _Both(read_blob, attributes, head_blobs or {}, merges)
 
     def __enter__(self) -> InProcessAnchoring:
         return self
@@ -94,11 +121,16 @@ class InProcessAnchoring:
 
     @property
     def stats(self) -> dict[str, Any]:
-        return self._anchorer.stats
+        return self._both.stats
 
-    def anchored(self, commits: Iterable[Commit]) -> Iterator[Pair]:
+    def leftover(self) -> list[tuple[str, str, str, list[Segment]]]:
+        """The blame lines no walked commit claimed (see ``LineBlame.leftover``)."""
+        return list(self._both.blame.leftover())
+
+    def anchored(self, commits: Iterable[Commit]) -> Iterator[Anchored]:
         for commit in commits:
-            yield commit, _anchor(self._anchorer, commit)
+            events, runs = self._both(commit)
+            yield commit, events, runs
 
 
 class WorkerAnchoring:
@@ -110,8 +142,8 @@ class WorkerAnchoring:
     events (a thread of its own does), so the two cannot wait on each other.
     """
 
-    def __init__(self, repo_path, attributes, lookahead: int | None = None,
-                 chunk: int | None = None) -> None:
+    def __init__(self, repo_path, attributes, head_blobs: dict[str, str] | None = None,
+                 lookahead: int | None = None, chunk: int | None = None) -> None:
         self._chunk = chunk or CHUNK_COMMITS
         self._lookahead = max(lookahead or LOOKAHEAD_COMMITS, self._chunk)
         context = multiprocessing.get_context("spawn")  # no inherited git pipes, no fork+threads
@@ -119,9 +151,11 @@ class WorkerAnchoring:
         self._worker_events, self._events_in = _pipe(context)
         self._process = context.Process(
             target=_serve, name="whylens-anchor", daemon=True,
-            args=(str(repo_path), list(attributes), self._worker_commits, self._worker_events,
-                  os.getpid()))
+            args=(str(repo_path), list(attributes), head_blobs or {}, self._worker_commits,
+                  self._worker_events, os.getpid()))
         self.stats: dict[str, Any] = {}
+        self._leftover: list[tuple[str, str, str, list[Segment]]] = []
+        self._pending_bytes = 0
 
     @property
     def pid(self) -> int | None:
@@ -137,27 +171,39 @@ class WorkerAnchoring:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def anchored(self, commits: Iterable[Commit]) -> Iterator[Pair]:
+    def leftover(self) -> list[tuple[str, str, str, list[Segment]]]:
+        """The blame lines no walked commit claimed (sent by the worker at the end)."""
+        return self._leftover
+
+    def anchored(self, commits: Iterable[Commit]) -> Iterator[Anchored]:
         pending: deque[Commit] = deque()  # shipped, events not yet yielded
+        self._pending_bytes = 0
         chunk: list[Commit] = []
+        chunk_bytes = 0
+        size = 1  # the first chunks are small, so the newest commits are answered at once
         for commit in commits:
             chunk.append(commit)
-            if len(chunk) >= self._chunk:
+            chunk_bytes += _weight(commit)
+            if len(chunk) >= size or chunk_bytes >= CHUNK_BYTES:
+                size = min(size * 2, self._chunk)
                 self._send(chunk)
                 pending.extend(chunk)
-                chunk = []
-            while len(pending) > self._lookahead:
+                self._pending_bytes += chunk_bytes
+                chunk, chunk_bytes = [], 0
+            while pending and (len(pending) > self._lookahead
+                               or self._pending_bytes > LOOKAHEAD_BYTES):
                 yield from self._receive(pending)
         if chunk:
             self._send(chunk)
             pending.extend(chunk)
+            self._pending_bytes += chunk_bytes
         self._send(None)  # end of the walk: the worker answers with its stats and exits
         while pending:
             yield from self._receive(pending)
         kind, payload = self._get()
         if kind != "stats":
             raise AnchorWorkerError(f"the anchor worker sent {kind!r} instead of its statistics")
-        self.stats = payload
+        self.stats, self._leftover = payload
 
     def close(self) -> None:
         """Stop the worker: it has normally exited already; otherwise it is terminated."""
@@ -181,16 +227,17 @@ class WorkerAnchoring:
             self._get()
             raise self._died() from None
 
-    def _receive(self, pending: deque[Commit]) -> Iterator[Pair]:
+    def _receive(self, pending: deque[Commit]) -> Iterator[Anchored]:
         kind, payload = self._get()
         if kind != "events":
             raise AnchorWorkerError(f"the anchor worker sent {kind!r} instead of events")
-        for sha, events in payload:
+        for sha, events, runs in payload:
             commit = pending.popleft()
+            self._pending_bytes -= _weight(commit)
             if commit.sha != sha:
                 raise AnchorWorkerError(f"the anchor worker answered for {sha} instead of "
                                         f"{commit.sha}; it lost the commit order")
-            yield commit, events
+            yield commit, events, runs
 
     def _get(self) -> tuple[str, Any]:
         """The worker's next message; raises if it failed or died instead of answering."""
@@ -214,13 +261,19 @@ class WorkerAnchoring:
             f"{WORKER_MIN_COMMITS_ENV}=1000000000 to anchor in one process")
 
 
+def _weight(commit: Commit) -> int:
+    """Roughly the bytes a commit costs on the pipe and in memory (its patch text mostly)."""
+    return 200 + sum(len(change.patch) + 200 for change in commit.changes)
+
+
 def _pipe(context):
     """(sending end, receiving end) of a one-way pipe."""
     receiving, sending = context.Pipe(duplex=False)
     return sending, receiving
 
 
-def _serve(repo_path: str, attributes: list, commits, events, parent_pid: int) -> None:
+def _serve(repo_path: str, attributes: list, head_blobs: dict[str, str], commits, events,
+           parent_pid: int) -> None:
     """The worker's main: chunks of commits in, their events out, in order; stats at the end.
 
     Exits as soon as the parent is gone: its end of the pipe closes (EOF), or, should a
@@ -231,10 +284,9 @@ def _serve(repo_path: str, attributes: list, commits, events, parent_pid: int) -
     sender = threading.Thread(target=_send_all, args=(outbox, events), daemon=True)
     sender.start()
     try:
-        with open_repository(repo_path) as repo, BlobReader(repo) as blobs:
-            # The Anchorer's default cache, as in one process: 1024 entries parse 7% fewer
-            # blobs on psf/requests but took the peak RSS from 356 to 564 MB.
-            anchorer = Anchorer(blobs.read, attributes=attributes)
+        with open_repository(repo_path) as repo, BlobReader(repo) as blobs, \
+                MergeFiles(repo) as merges:
+            both = _Both(blobs.read, attributes, head_blobs, merges)
             while True:
                 if not commits.poll(POLL_SECONDS):
                     if os.getppid() != parent_pid:
@@ -246,8 +298,8 @@ def _serve(repo_path: str, attributes: list, commits, events, parent_pid: int) -
                     os._exit(0)  # the parent closed its end or died
                 if chunk is None:
                     break
-                outbox.put(("events", [(c.sha, _anchor(anchorer, c)) for c in chunk]))
-            outbox.put(("stats", anchorer.stats))
+                outbox.put(("events", [(c.sha, *both(c)) for c in chunk]))
+            outbox.put(("stats", (both.stats, list(both.blame.leftover()))))
     except BaseException as exc:  # anything at all must reach the parent, not hang it
         text = str(exc) if isinstance(exc, WhyLensError) else (
             f"anchoring symbols failed in the worker process: {type(exc).__name__}: {exc}")

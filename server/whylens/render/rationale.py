@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from whylens.history.links import WebLinks
-from whylens.models import Record, Story, Unit
+from whylens.models import FORMATTING_KIND, Record, Story, Unit
 from whylens.render.cards import (
     LABEL,
     day,
@@ -117,7 +117,7 @@ def _blocks(story: Story, links: WebLinks | None) -> list[_Block]:
     for i, reversal in enumerate(story.reversals):
         blocks.append(_Block("reversals", 2.0 - 0.01 * i, i,
                              (f"- {reversal_line(reversal, links, FIELD_CHARS // 2)}",)))
-    formatting = [e for e in story.history if e.kind == "formatting"]
+    formatting = [e for e in story.history if e.kind == FORMATTING_KIND]
     for i, entry in enumerate(story.changes):
         kind = inline(entry.kind) + (f" (from {code(entry.previous, in_table=True)})"
                                      if entry.previous else "")

@@ -80,7 +80,7 @@ def symbol_story(reader: IndexReader, rel_path: str, target: Symbol, *, now: flo
                  line: int | None = None) -> Story:
     """Everything current about ``target``, what was undone, and (``line``) the change behind
     that line when the index can say (``IndexReader.line_blame``)."""
-    history = _newest_first(reader.symbol_history(target.name, path=rel_path))
+    history = _newest_first(reader.symbol_history(target.name, path=rel_path, formatting=True))
     units = sort_units(reader.units_for_symbol(target.name, path=rel_path))
     candidates = list(reader.records_for_symbol(target.name, path=rel_path))
     anchored = select_records(candidates, target.name, history, _commit_symbols(reader))
@@ -98,10 +98,9 @@ def line_change(reader: IndexReader, rel_path: str, line: int | None, units, rec
                 ) -> LineChange | None:
     """The commit that last substantively changed ``line`` (blame without reformat, lint or
     ignore-revs commits: the index's ``line_blame``), with this symbol's knowledge from it."""
-    blame = getattr(reader, "line_blame", None)
-    if line is None or not callable(blame):
-        return None  # an index without line blame: the card simply says nothing about the line
-    entry = blame(rel_path, line)
+    if line is None:
+        return None
+    entry = reader.line_blame(rel_path, line)  # None in an index without blame rows
     if entry is None:
         return None
     own = tuple(u for u in units if u.commit == entry.commit)

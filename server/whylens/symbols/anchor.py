@@ -1,49 +1,61 @@
-"""Commit → the symbols it substantively changed (``SymbolEvent``), with a parse cache.
+"""Commit → the symbols it substantively changed (``SymbolEvent``), parsing as little as it can.
 
-For every changed file in a supported language (and not skipped, see ``skip``), the old and new
-blobs are parsed (each blob once: the cache is keyed by blob sha, and commit N's old blob is
-commit N-1's new blob), the hunks' changed lines are mapped to the innermost definition on
-each side, and each touched definition is compared (``fingerprint.change_kind``).
+Walking newest first, the anchorer keeps a ``tracking.FileState`` (each definition's name and
+lines) per blob. A file change starts from the state of its new blob (parsed the first time the
+walk meets the file, then carried along) and turns it into the state of its old blob:
 
-A blob missing from the cache is parsed *incrementally* when the other side of the same file
-change is cached: its tree is edited by the hunks and re-parsed (tree-sitter re-reads only the
-changed regions), and definitions away from the edit are copied from the cached outline
-(``extract.reparse_outline``). Walking newest first, a file's history costs one full parse
-plus one incremental parse per change. The cache drops the least recently used blob, except
-that a blob that has served both its changes (the old side of the newer one, then the new side)
-goes first: the walk needs its file's older blobs next, not it.
+- **carried** (no parsing, the way ``git log -L`` follows a range) when the hunks cannot have
+  removed or renamed a definition: no definition header in the removed lines names something
+  the added lines do not define again, and no definition born here has a name that was removed
+  (``hunks.defined_names``; about 95% of the changes of psf/requests and redis/redis);
+- **parsed** otherwise: the old blob is parsed (incrementally from the new one when its parse is
+  still cached) and the two versions pair up by name; a file with no patch text (the walk kept
+  none, or it was over ``walk.MAX_PATCH_BYTES``) is always parsed on both sides.
 
-Decisions (tested in tests/unit/symbols/test_anchor.py):
-- innermost only: a change inside ``Session.send`` is an event of ``Session.send`` alone; adding
-  or deleting a method is an event of that method, not a ``body`` event of its class (the
-  class's own text excludes its members); the class gets ``body`` only when its own text
-  changes (a class attribute, a base class is ``signature``).
-- an unchanged renamed file gives no events; a renamed file's events carry the new path.
-- renames and moves across the commit: see ``matching``.
+Either way the removed and added lines of each definition decide what happened
+(``change_kind.classify``): layout, comments, quotes, wrapping and annotation-only changes are not
+substantive. Added and deleted definitions go to ``matching.resolve`` (moves and renames across
+the commit's files). A commit in ``.git-blame-ignore-revs`` (``skip_reason == "ignored"``) makes
+``formatting`` events instead of ``body``/``signature``. A commit touching more than
+``max_files`` source files is anchored at file level only (``stats["commits_file_level"]``): its
+blobs are parsed afresh when the walk needs them again.
+
+Decisions (tested in tests/unit/symbols/test_anchor.py): innermost only — a change inside
+``Session.send`` is an event of ``Session.send`` alone, adding or deleting a method is an event of
+that method, not of its class; an unchanged renamed file gives no events; a renamed file's
+events carry the new path.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from whylens.models import Commit, FileChange, SymbolEvent
+from whylens.models import FORMATTING_KIND, Commit, FileChange, SymbolEvent
 from whylens.symbols.extract import parse_outline, reparse_outline
-from whylens.symbols.fingerprint import change_kind
+from whylens.symbols.formatting import squeeze
+from whylens.symbols.hunks import (
+    HunkText, common_ends, defined_names, diff_hunks, hunk_texts,
+)
 from whylens.symbols.languages import language_for_path
-from whylens.symbols.matching import Added, Deleted, resolve
+from whylens.symbols.matching import Added, Body, Deleted, resolve
 from whylens.symbols.parse import Outline, supported
 from whylens.symbols.skip import content_skip_reason, path_skip_reason
+from whylens.symbols.change_kind import classify
+from whylens.symbols.tracking import (
+    FileState, born_spans, compare_parsed, span_text, track_back,
+)
 
-DEFAULT_CACHE_ENTRIES = 256
-DEFAULT_CACHE_BYTES = 48_000_000  # source bytes kept (trees cost a few times more);
-# measured on psf/requests: 256 entries keep 85% of the ideal hits at 40% of the memory of 1024;
-# evicting blobs that served both their changes first, 687 full parses instead of 1000 (642 with
-# an unbounded cache)
+DEFAULT_CACHE_ENTRIES = 16  # parsed outlines (source and tree) kept for incremental re-parses
+DEFAULT_CACHE_BYTES = 4_000_000  # their source bytes (a tree costs 10-20 times its source)
+DEFAULT_STATE_SPANS = 250_000  # definitions kept in file states (about 200 bytes each)
+MAX_FILES_PER_COMMIT = 2_000  # source files a commit may touch and still be anchored by symbol
+MAX_MERGE_NOTES = 500_000
+_UNCHANGED_KINDS = ("added", "deleted", "renamed", "moved")  # what an ignored commit keeps
 
 
 class Anchorer:
-    """Turns commits into symbol events; keeps parses of recent blobs (LRU, bounded)."""
+    """Turns commits (newest first) into symbol events; see the module docstring."""
 
     def __init__(
         self,
@@ -51,6 +63,8 @@ class Anchorer:
         attributes: Iterable[tuple[str, dict]] = (),
         cache_entries: int = DEFAULT_CACHE_ENTRIES,
         cache_bytes: int = DEFAULT_CACHE_BYTES,
+        state_spans: int = DEFAULT_STATE_SPANS,
+        max_files: int = MAX_FILES_PER_COMMIT,
     ) -> None:
         self._read_blob = read_blob
         self._attributes = tuple(attributes)
@@ -58,129 +72,282 @@ class Anchorer:
         self._cache_entries = cache_entries
         self._cache_bytes = cache_bytes
         self._cached_bytes = 0
+        self._states: OrderedDict[str, FileState | str] = OrderedDict()  # sha → state or skip
+        self._state_spans = state_spans
+        self._held_spans = 0
+        self._max_files = max_files
         self._path_reasons: dict[str, str | None] = {}
+        self._last_parsed: dict[str, str] = {}  # path → the blob of it parsed last
+        self._path_states: dict[str, str] = {}  # path → the blob of it whose state came last
+        self._merge_parents: dict[str, str] = {}  # a merge parent's blob → the merge's blob
         self.stats: dict = {
             "parsed": 0,  # blobs parsed (full or incremental)
             "incremental": 0,  # of which re-parsed from the other side's edited tree
             "cache_hits": 0,
             "files": 0,  # file changes anchored
+            "carried": 0,  # of which without parsing the old version
+            "adopted": 0,  # states carried from another version of the file (merged branches)
+            "merged": 0,  # states carried through a merge to a parent's version
             "files_skipped": {},  # reason → file changes skipped
+            "commits_file_level": 0,  # commits over max_files: file history only
+            "files_file_level": 0,
             "events": 0,
         }
 
     def events(self, commit: Commit) -> list[SymbolEvent]:
         """The substantive symbol changes of ``commit`` (none for merges or skipped files)."""
+        if len(commit.parents) > 1:
+            return []
+        sources = [c for c in commit.changes if self._path_reason(c.path) is None]
+        if len(sources) > self._max_files:
+            self.stats["commits_file_level"] += 1
+            self.stats["files_file_level"] += len(sources)
+            for change in sources:  # their states would describe blobs nobody derived
+                self._forget(change.new_blob)
+            return []
         added: list[Added] = []
         deleted: list[Deleted] = []
         events: list[SymbolEvent] = []
         for change in commit.changes:
-            sides = self._sides(change)
-            if sides is None:
-                continue
-            old, new = sides
-            events.extend(self._compare(commit.sha, change, old, new, added, deleted))
+            events.extend(self._change(commit.sha, change, added, deleted))
         done = {(e.path, e.symbol) for e in events}
         events.extend(resolve(commit.sha, added, deleted, done))
+        if commit.skip_reason == "ignored":  # .git-blame-ignore-revs: housekeeping by decree
+            events = [e if e.kind in _UNCHANGED_KINDS else
+                      SymbolEvent(e.commit, e.path, e.symbol, FORMATTING_KIND, e.previous)
+                      for e in events]
         self.stats["events"] += len(events)
         return events
 
+    def merge(self, changed: Sequence[Mapping[str, tuple[str | None, str | None]]]) -> None:
+        """Note where a merge's versions came from (no events: a merge changes nothing itself):
+        when a commit of a parent's side needs the state of its version, it is carried from
+        the merge's version then. ``changed``: for each parent, path → (its blob, the merge's
+        blob) of the files that differ."""
+        if len(self._merge_parents) > MAX_MERGE_NOTES:
+            self._merge_parents.clear()
+        for diff in changed:
+            for parent_blob, merge_blob in diff.values():
+                if parent_blob and merge_blob and merge_blob in self._states:
+                    self._merge_parents[parent_blob] = merge_blob
+
     # -- one file change -------------------------------------------------------------------
 
-    def _sides(self, change: FileChange) -> tuple[Outline | None, Outline | None] | None:
-        """(old, new) outlines of a file change, or None when it is skipped or unchanged."""
+    def _change(self, sha: str, change: FileChange, added: list[Added],
+                deleted: list[Deleted]) -> list[SymbolEvent]:
         if change.old_blob is not None and change.old_blob == change.new_blob:
-            return None  # a pure rename or mode change: nothing inside changed
-        reason = self._path_reason(change.path)
-        if reason is None and change.binary:
-            reason = "binary"
+            return []  # a pure rename or mode change: nothing inside changed
+        reason = self._path_reason(change.path) or ("binary" if change.binary else None)
         if reason is not None:
             self._skipped(reason)
-            return None
+            return []
         language = language_for_path(change.path)
+        if not supported(language):
+            return []
         old_blob = None if change.status in ("A", "C") else change.old_blob
-        ranges = [_rows(h) for h in change.hunks]
-        new_first = change.new_blob in self._cache or old_blob not in self._cache
-        first, second = (change.new_blob, old_blob) if new_first else (old_blob, change.new_blob)
-        first_outline = self._outline(first, language, None, ranges, new_first)
-        second_outline = self._outline(second, language, first_outline, ranges, not new_first)
-        old, new = (second_outline, first_outline) if new_first else (first_outline,
-                                                                     second_outline)
-        if old_blob in self._cache and change.new_blob is not None and change.new_blob in self._cache:
-            # walking newest first, the new blob has served both its changes (as the old side
-            # of the newer one, and now): evict it first, keep blobs still awaiting their turn
-            self._cache.move_to_end(change.new_blob, last=False)
-        current = new if change.new_blob else old
-        if isinstance(current, str):  # the file as it now is (or was, if deleted) is not source
-            self._skipped(current)
-            return None
-        if isinstance(old, str):
-            old = None  # the old side was not source (too large, binary): all of it is new
+        texts = hunk_texts(change)
+        if change.new_blob is None:
+            return self._deleted_file(change, old_blob, language, deleted)
+        new = self._state(change.new_blob, language, change.path)
         if isinstance(new, str):
-            new = None  # (unreachable: a new side that is not source returned above)
-        if old is None and new is None:
-            return None
+            self._skipped(new)
+            return []
+        if new is None:
+            return []
         self.stats["files"] += 1
-        return old, new
+        whole = list(texts[0].added) if old_blob is None and texts and len(texts) == 1 else None
+        lines = _Lines(self, change.new_blob, whole)
+        if old_blob is None:
+            added.extend(Added(change.path, new, k, _body(lines, new, k))
+                         for k in range(len(new.spans)))
+            return []
+        born, named = born_spans(new, texts) if texts is not None else (set(), set())
+        if texts is not None and self._certain(language, new, texts, born, named):
+            old, touches = track_back(language, new, texts, born)
+            self.stats["carried"] += 1
+            self._store(old_blob, old, change.old_path or change.path)
+            added.extend(Added(change.path, new, k, _born_body(texts, new, k))
+                         for k in sorted(born))
+            return _events(sha, change.path, language, new, touches)
+        return self._parsed(sha, change, old_blob, language, new, texts, lines, added, deleted)
 
-    def _compare(self, sha: str, change: FileChange, old: Outline | None, new: Outline | None,
-                 added: list[Added], deleted: list[Deleted]) -> list[SymbolEvent]:
-        old_touched, new_touched = _touched(change, old, new)
-        old_keys = _keys(old) if old is not None else {}
-        new_keys = _keys(new) if new is not None else {}
+    def _parsed(self, sha: str, change: FileChange, old_blob: str, language: str,
+                new: FileState, texts: list[HunkText] | None, lines: _Lines,
+                added: list[Added], deleted: list[Deleted]) -> list[SymbolEvent]:
+        """Compare with the parsed old version (see the module docstring)."""
+        outline = self._outline(old_blob, language, change.path, change)
+        if not isinstance(outline, Outline):  # the old side is not source: all of it is new
+            added.extend(Added(change.path, new, k, _body(lines, new, k))
+                         for k in range(len(new.spans)))
+            return []
+        old = FileState.from_outline(outline)
+        self._store(old_blob, old, change.old_path or change.path)
+        if texts is None:
+            texts = diff_hunks(outline.source, lines.source(), change.hunks) or []
+        pairs, touches = compare_parsed(language, old, new, texts)
+        old_lines = outline.source.splitlines(keepends=True)
         old_path = change.old_path or change.path
-        events: list[SymbolEvent] = []
-        done_old: set[int] = set()
-        if new is not None:  # (new_touched is empty without a new side, old_touched without an old)
-            for j in sorted(new_touched):
-                i = old_keys.get(_key_of(new, j))
-                if i is None or old is None:  # (a key matched only when there is an old side)
-                    added.append(Added(change.path, new, j))
-                    continue
-                done_old.add(i)
-                kind = change_kind(old, i, new, j)
-                if kind:
-                    events.append(SymbolEvent(sha, change.path, new.definitions[j].symbol.name,
-                                              kind))
-        if old is not None:
-            for i in sorted(old_touched - done_old):
-                match = new_keys.get(_key_of(old, i))
-                if match is None or new is None:
-                    deleted.append(Deleted(change.path, old_path, old, i))
-                    continue
-                kind = change_kind(old, i, new, match)
-                if kind:
-                    events.append(SymbolEvent(sha, change.path, new.definitions[match].symbol.name,
-                                              kind))
-        return events
+        for i in range(len(old.spans)):
+            if i not in pairs:
+                deleted.append(Deleted(change.path, old_path, old, i,
+                                       _old_body(language, old_lines, old, i)))
+        paired = set(pairs.values())
+        added.extend(Added(change.path, new, k, _body(lines, new, k))
+                     for k in range(len(new.spans)) if k not in paired)
+        return _events(sha, change.path, language, new, touches)
 
-    # -- parsing and the cache ---------------------------------------------------------------
+    def _deleted_file(self, change: FileChange, old_blob: str | None, language: str,
+                      deleted: list[Deleted]) -> list[SymbolEvent]:
+        outline = self._outline(old_blob, language, change.path)
+        if isinstance(outline, str):
+            self._skipped(outline)
+            return []
+        if outline is None:
+            return []
+        self.stats["files"] += 1
+        old = FileState.from_outline(outline)
+        if old_blob is not None:
+            self._store(old_blob, old, change.path)
+        old_lines = outline.source.splitlines(keepends=True)
+        for i in range(len(old.spans)):
+            deleted.append(Deleted(change.path, change.old_path or change.path, old, i,
+                                   _old_body(language, old_lines, old, i)))
+        return []
 
-    def _outline(self, sha: str | None, language: str | None, other: Outline | str | None,
-                 ranges: list[tuple[int, int, int, int]], is_new: bool) -> Outline | str | None:
-        """The outline of blob ``sha`` (cached), or its skip reason, or None for no blob."""
-        if not sha or not supported(language):
+    def _certain(self, language: str, new: FileState, texts: list[HunkText],
+                 born: set[int], named: set[int]) -> bool:
+        """Whether carrying the state cannot miss a removed or renamed definition: no name a
+        removed definition header spells is missing from the added lines, no definition born
+        here has a removed name, and every other definition whose name line was added had
+        that name before."""
+        removed = defined_names(language, [line for h in texts for line in h.removed])
+        if removed is None:
+            return False
+        if removed:
+            defined = defined_names(language, [line for h in texts for line in h.added])
+            if removed - (defined or Counter()):  # a header removed more often than added
+                return False
+            if any(_bare(new.spans[k].short) in removed for k in born):
+                return False
+        return all(_bare(new.spans[k].short) in removed for k in named)
+
+    # -- states and parses ------------------------------------------------------------------
+
+    def _state(self, sha: str, language: str, path: str) -> FileState | str | None:
+        """The state of blob ``sha``: carried here earlier, else parsed now."""
+        state = self._states.get(sha)
+        if isinstance(state, FileState) and state.language == language:
+            self._states.move_to_end(sha, last=False)  # served its change: evict it first
+            return state
+        if isinstance(state, str):
+            return state
+        data = self._read_blob(sha)
+        merged = self._merge_parents.pop(sha, None)
+        child = self._states.get(merged) if merged else None
+        derived = None
+        if merged is not None and isinstance(child, FileState) and child.language == language:
+            derived = self._derive(child, merged, data)
+            self.stats["merged"] += derived is not None
+        adopted = derived or self._adopt(data, language, path)
+        if adopted is not None:
+            self._store(sha, adopted, path, first=True)
+            return adopted
+        outline = self._outline(sha, language, path, data=data)
+        if not isinstance(outline, Outline):
+            if isinstance(outline, str):
+                self._store(sha, outline)
+            return outline
+        state = FileState.from_outline(outline)
+        self._store(sha, state, path, first=True)
+        return state
+
+    def _adopt(self, data: bytes | None, language: str, path: str) -> FileState | None:
+        """The state of another version of ``path`` carried to this one (``data``) through a
+        line diff of the two, when that cannot miss a definition: how the versions on a merged
+        branch get theirs without a parse (the walk shows no diff for a merge)."""
+        sibling_sha = self._path_states.get(path)
+        sibling = self._states.get(sibling_sha) if sibling_sha else None
+        if sibling_sha is None or not isinstance(sibling, FileState) or \
+                sibling.language != language:
+            return None
+        derived = self._derive(sibling, sibling_sha, data)
+        if derived is not None:
+            self.stats["adopted"] += 1
+        return derived
+
+    def _derive(self, state: FileState, sha: str, data: bytes | None) -> FileState | None:
+        """The state of another version (``data``) of the file whose blob ``sha`` has ``state``,
+        through a line diff of the two, when that cannot miss a definition."""
+        if data is None or content_skip_reason("", len(data), data) is not None:
+            return None
+        cached = self._cache.get(sha)
+        source = cached.source if isinstance(cached, Outline) else self._read_blob(sha)
+        texts = diff_hunks(data, source) if source is not None else None
+        if texts is None:
+            return None
+        born, named = born_spans(state, texts)
+        if not self._certain(state.language, state, texts, born, named):
+            return None
+        return track_back(state.language, state, texts, born)[0]
+
+    def _store(self, sha: str, state: FileState | str, path: str | None = None,
+               first: bool = False) -> None:
+        self._forget(sha)
+        self._states[sha] = state
+        if path is not None and isinstance(state, FileState):
+            self._path_states[path] = sha
+        if first:
+            self._states.move_to_end(sha, last=False)
+        if isinstance(state, FileState):
+            self._held_spans += len(state.spans)
+        while self._held_spans > self._state_spans and len(self._states) > 1:
+            _, evicted = self._states.popitem(last=False)
+            if isinstance(evicted, FileState):
+                self._held_spans -= len(evicted.spans)
+
+    def _forget(self, sha: str | None) -> None:
+        state = self._states.pop(sha, None) if sha else None
+        if isinstance(state, FileState):
+            self._held_spans -= len(state.spans)
+
+    def _outline(self, sha: str | None, language: str, path: str,
+                 change: FileChange | None = None, data: bytes | None = None
+                 ) -> Outline | str | None:
+        """Blob ``sha`` of ``path`` parsed (cached), or its skip reason, or None for no blob.
+
+        Re-parsed incrementally when another version of the file is still cached: from the new
+        side of ``change`` by its hunks, else from the version of ``path`` parsed last, by the
+        lines between their common start and common end."""
+        if not sha:
             return None
         cached = self._cache.get(sha)
         if cached is not None:
             self._cache.move_to_end(sha)
             self.stats["cache_hits"] += 1
             return cached
-        data = self._read_blob(sha)
+        data = self._read_blob(sha) if data is None else data
         if data is None:
             return None
         reason = content_skip_reason("", len(data), data)
         if reason is not None:
             self._remember(sha, reason, 0)
             return reason
-        if isinstance(other, Outline) and other.tree is not None and ranges:
-            # ``other`` is the new side when we parse the old one, and vice versa
-            flipped = ranges if is_new else [(nr, nc, orow, oc) for orow, oc, nr, nc in ranges]
-            outline = reparse_outline(other, data, flipped)
+        other = self._cache.get(change.new_blob) if change and change.new_blob else None
+        if change is not None and isinstance(other, Outline) and other.tree is not None \
+                and change.hunks:
+            ranges = [(nr, nc, orow, oc) for orow, oc, nr, nc in map(_rows, change.hunks)]
+        else:
+            other = self._cache.get(self._last_parsed.get(path, ""))
+            ranges = _trimmed(other.source, data) if isinstance(other, Outline) else []
+        if isinstance(other, Outline) and other.tree is not None and other.language == language \
+                and ranges:
+            outline = reparse_outline(other, data, ranges)
             self.stats["incremental"] += 1
         else:
             outline = parse_outline(data, language)
         self.stats["parsed"] += 1
         self._remember(sha, outline, len(data))
+        self._last_parsed[path] = sha
         return outline
 
     def _remember(self, sha: str, value: Outline | str, size: int) -> None:
@@ -202,6 +369,76 @@ class Anchorer:
         counts[reason] = counts.get(reason, 0) + 1
 
 
+class _Lines:
+    """The lines of a file change's new version, from the patch when it holds the whole file,
+    else from the parse cache or the blob (read once, on first need)."""
+
+    def __init__(self, anchorer: Anchorer, sha: str, whole: list[bytes] | None) -> None:
+        self._anchorer, self._sha = anchorer, sha
+        self._lines: list[bytes] | None = whole  # an added file's patch is all of it
+
+    def source(self) -> bytes:
+        cached = self._anchorer._cache.get(self._sha)
+        if isinstance(cached, Outline):
+            return cached.source
+        return self._anchorer._read_blob(self._sha) or b""
+
+    def lines(self) -> list[bytes]:
+        if self._lines is None:
+            self._lines = self.source().splitlines(keepends=True)
+        return self._lines
+
+
+def _body(lines: _Lines, state: FileState, index: int) -> Body:
+    language = state.language
+    return Body(lambda: squeeze(language, span_text(lines.lines(), state.spans[index])))
+
+
+def _old_body(language: str, lines: list[bytes], state: FileState, index: int) -> Body:
+    """The body of a definition of a parsed old version, squeezed when first needed."""
+    return Body(lambda: squeeze(language, span_text(lines, state.spans[index])))
+
+
+def _born_body(texts: list[HunkText], state: FileState, index: int) -> Body:
+    """The body of a span whose lines one hunk added, cut from that hunk."""
+    span = state.spans[index]
+
+    def make() -> bytes:
+        for hunk in texts:
+            if hunk.new_start <= span.start < hunk.new_start + hunk.new_count:
+                lines = [b""] * (hunk.new_start - 1) + list(hunk.added)
+                return squeeze(state.language, span_text(lines, span))
+        return b""
+
+    return Body(make)
+
+
+def _events(sha: str, path: str, language: str, state: FileState,
+            touches: dict) -> list[SymbolEvent]:
+    events = []
+    for index in sorted(touches):
+        kind = classify(language, touches[index])
+        if kind is not None:
+            events.append(SymbolEvent(sha, path, state.spans[index].name, kind))
+    return events
+
+
+def _bare(short: str) -> bytes:
+    """The identifier a definition header spells: ``Serve`` of ``(*Server).Serve``."""
+    word = short.replace("(", " ").replace(")", " ").replace("*", " ").split()
+    return (word[-1] if word else short).encode("utf-8", "replace")
+
+
+def _trimmed(old: bytes, new: bytes) -> list[tuple[int, int, int, int]]:
+    """One range (old row, count, new row, count) covering the lines between the longest
+    common start and the longest common end of two versions; [] when they are equal."""
+    old_lines, new_lines = old.split(b"\n"), new.split(b"\n")
+    head, tail = common_ends(old_lines, new_lines)
+    if head == len(old_lines) == len(new_lines):
+        return []
+    return [(head, len(old_lines) - head - tail, head, len(new_lines) - head - tail)]
+
+
 def _rows(hunk) -> tuple[int, int, int, int]:
     """(old first row, old count, new first row, new count), rows 0-based.
 
@@ -211,47 +448,3 @@ def _rows(hunk) -> tuple[int, int, int, int]:
     old_row = hunk.old_start if hunk.old_count == 0 else hunk.old_start - 1
     new_row = hunk.new_start if hunk.new_count == 0 else hunk.new_start - 1
     return max(old_row, 0), hunk.old_count, max(new_row, 0), hunk.new_count
-
-
-def _touched(change: FileChange, old: Outline | None,
-             new: Outline | None) -> tuple[set[int], set[int]]:
-    """Indices of the innermost definitions covering changed lines, on each side."""
-    old_set: set[int] = set()
-    new_set: set[int] = set()
-    if not change.hunks or old is None or new is None:
-        # added/deleted file, or no hunk data: every definition is in play
-        if old is not None:
-            old_set = set(range(len(old.definitions)))
-        if new is not None:
-            new_set = set(range(len(new.definitions)))
-        return old_set, new_set
-    old_owners, new_owners = old.line_owners(), new.line_owners()
-    for h in change.hunks:
-        if h.old_count:
-            old_set.update(old_owners[h.old_start:h.old_start + h.old_count])
-        if h.new_count:
-            new_set.update(new_owners[h.new_start:h.new_start + h.new_count])
-    old_set.discard(-1)
-    new_set.discard(-1)
-    return old_set, new_set
-
-
-def _key_of(outline: Outline, index: int) -> tuple[str, int]:
-    return outline.memo["keys"][1][index]
-
-
-def _keys(outline: Outline) -> dict[tuple[str, int], int]:
-    """(qualified name, occurrence) → index; overloads pair up in source order."""
-    cached = outline.memo.get("keys")
-    if cached is None:
-        seen: dict[str, int] = {}
-        by_key: dict[tuple[str, int], int] = {}
-        key_list: list[tuple[str, int]] = []
-        for index, d in enumerate(outline.definitions):
-            name = d.symbol.name
-            key = (name, seen.get(name, 0))
-            seen[name] = key[1] + 1
-            by_key[key] = index
-            key_list.append(key)
-        cached = outline.memo["keys"] = (by_key, key_list)
-    return cached[0]

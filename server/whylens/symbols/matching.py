@@ -2,81 +2,95 @@
 
 Within one commit, across all its files:
 1. **moved**: same short name (``send``) and the same body (its text from the body on, members
-   included, comments and whitespace removed) under another parent or in another file:
-   ``previous = "old_path::Old.send"``;
-2. **renamed**: another short name, same body (at least ``MIN_RENAME_BODY`` stripped bytes, so
+   included, with comments and layout removed: ``formatting.squeeze``) under another parent or
+   in another file: ``previous = "old_path::Old.send"``;
+2. **renamed**: another short name, same body (at least ``MIN_RENAME_BODY`` squeezed bytes, so
    empty bodies do not pair), same kind: ``previous`` is the old qualified name in the same
    file, or ``"old_path::name"`` when the file differs (then the kind is ``moved``);
 3. the members of a renamed or moved definition follow it: ``Old.m`` → ``New.m`` is a
    ``renamed`` event even when the member's own lines are untouched, so its history continues.
 A pairing is made only when it is unique on both sides; what stays unpaired is ``added`` /
-``deleted``.
+``deleted``. Bodies are read lazily: only a commit that deleted something needs them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from whylens.models import SymbolEvent
-from whylens.symbols.fingerprint import full_body
-from whylens.symbols.parse import Outline
+from whylens.symbols.tracking import FileState
 
 MIN_RENAME_BODY = 12
 
 
-@dataclass(frozen=True, slots=True)
+class Body:
+    """A definition's squeezed body, computed on first use."""
+
+    __slots__ = ("_make", "_value")
+
+    def __init__(self, make: Callable[[], bytes]) -> None:
+        self._make: Callable[[], bytes] | None = make
+        self._value = b""
+
+    def __call__(self) -> bytes:
+        if self._make is not None:
+            self._value, self._make = self._make(), None
+        return self._value
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class Added:
     path: str
-    outline: Outline
+    state: FileState
     index: int
+    body: Body
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Deleted:
     path: str  # the path of the file change (the new path when the file was renamed)
     old_path: str
-    outline: Outline
+    state: FileState
     index: int
+    body: Body
 
 
-def _name(outline: Outline, index: int) -> str:
-    return outline.definitions[index].symbol.name
+def _name(state: FileState, index: int) -> str:
+    return state.spans[index].name
 
 
-def _short(outline: Outline, index: int) -> str:
-    return outline.definitions[index].symbol.short_name
-
-
-def _body(outline: Outline, index: int) -> bytes:
-    return full_body(outline, index)
+def _short(state: FileState, index: int) -> str:
+    return state.spans[index].short
 
 
 def resolve(sha: str, added: list[Added], deleted: list[Deleted],
             existing: set[tuple[str, str]]) -> list[SymbolEvent]:
     """Events for one commit's unpaired definitions (``existing``: (path, symbol) already done)."""
-    if not added and not deleted:
-        return []
+    if not deleted:  # nothing to link: every unpaired definition is new
+        return [SymbolEvent(sha, a.path, _name(a.state, a.index), "added") for a in added
+                if (a.path, _name(a.state, a.index)) not in existing]
     links: list[tuple[Deleted, Added]] = []
     rest_a, rest_d = list(added), list(deleted)
     passes = (
-        (lambda o, i: (_short(o, i), _body(o, i)), 1),  # moved: same short name and body
-        (lambda o, i: (o.definitions[i].symbol.kind, _body(o, i)), MIN_RENAME_BODY),  # renamed
+        (lambda x: (_short(x.state, x.index), x.body()), 1),  # moved: same short name and body
+        (lambda x: (x.state.spans[x.index].kind, x.body()), MIN_RENAME_BODY),  # renamed
     )
     for key, min_body in passes:
         found, rest_a, rest_d = _unique_pairs(rest_a, rest_d, key, min_body)
         links.extend(found)
     seen = set(existing)
     events: list[SymbolEvent] = []
-    renamed = {(a.path, _name(d.outline, d.index), _name(a.outline, a.index)) for d, a in links}
+    renamed = {(a.path, _name(d.state, d.index), _name(a.state, a.index)) for d, a in links}
     for d, a in links:
         events.append(_link_event(sha, d, a, renamed))
-        seen.add((a.path, _name(a.outline, a.index)))
+        seen.add((a.path, _name(a.state, a.index)))
     events.extend(_members(sha, links, seen, rest_a, rest_d))
     for a in rest_a:
-        if (a.path, _name(a.outline, a.index)) not in seen:
-            events.append(SymbolEvent(sha, a.path, _name(a.outline, a.index), "added"))
+        if (a.path, _name(a.state, a.index)) not in seen:
+            events.append(SymbolEvent(sha, a.path, _name(a.state, a.index), "added"))
     for d in rest_d:
-        events.append(SymbolEvent(sha, d.path, _name(d.outline, d.index), "deleted"))
+        events.append(SymbolEvent(sha, d.path, _name(d.state, d.index), "deleted"))
     return events
 
 
@@ -85,11 +99,11 @@ def _unique_pairs(added: list[Added], deleted: list[Deleted], key, min_body: int
     by_a: dict = {}
     by_d: dict = {}
     for a in added:
-        k = key(a.outline, a.index)
+        k = key(a)
         if len(k[1]) >= min_body:
             by_a.setdefault(k, []).append(a)
     for d in deleted:
-        k = key(d.outline, d.index)
+        k = key(d)
         if k in by_a:
             by_d.setdefault(k, []).append(d)
     pairs = []
@@ -104,10 +118,10 @@ def _unique_pairs(added: list[Added], deleted: list[Deleted], key, min_body: int
 
 def _link_event(sha: str, d: Deleted, a: Added, renamed: set[tuple[str, str, str]]) -> SymbolEvent:
     """``renamed`` in the same file (a new short name, or a parent that was renamed), else moved."""
-    old_name, new_name = _name(d.outline, d.index), _name(a.outline, a.index)
+    old_name, new_name = _name(d.state, d.index), _name(a.state, a.index)
     same_file = d.path == a.path and d.old_path == a.path
     parents = (a.path, old_name.rpartition(".")[0], new_name.rpartition(".")[0])
-    if same_file and (_short(d.outline, d.index) != _short(a.outline, a.index)
+    if same_file and (_short(d.state, d.index) != _short(a.state, a.index)
                       or parents in renamed):
         return SymbolEvent(sha, a.path, new_name, "renamed", previous=old_name)
     return SymbolEvent(sha, a.path, new_name, "moved", previous=f"{d.old_path}::{old_name}")
@@ -124,13 +138,13 @@ def _members(sha: str, links: list[tuple[Deleted, Added]], seen: set[tuple[str, 
     followed_a: set[tuple[int, int]] = set()
     followed_d: set[tuple[int, int]] = set()
     for d, a in links:
-        old_out, new_out = d.outline, a.outline
+        old_out, new_out = d.state, a.state
         old_prefix = _name(old_out, d.index) + "."
         new_prefix = _name(new_out, a.index) + "."
         same_file = d.path == a.path and d.old_path == a.path
-        new_names = {x.symbol.name: k for k, x in enumerate(new_out.definitions)}
-        for i, definition in enumerate(old_out.definitions):
-            old_name = definition.symbol.name
+        new_names = {x.name: k for k, x in enumerate(new_out.spans)}
+        for i, span in enumerate(old_out.spans):
+            old_name = span.name
             if not old_name.startswith(old_prefix) or (same_file and old_name in new_names):
                 continue  # not a member, or its old name still exists (not a follower)
             new_name = new_prefix + old_name[len(old_prefix):]
@@ -145,6 +159,6 @@ def _members(sha: str, links: list[tuple[Deleted, Added]], seen: set[tuple[str, 
             else:
                 events.append(SymbolEvent(sha, a.path, new_name, "moved",
                                           previous=f"{d.old_path}::{old_name}"))
-    rest_a[:] = [x for x in rest_a if (id(x.outline), x.index) not in followed_a]
-    rest_d[:] = [x for x in rest_d if (id(x.outline), x.index) not in followed_d]
+    rest_a[:] = [x for x in rest_a if (id(x.state), x.index) not in followed_a]
+    rest_d[:] = [x for x in rest_d if (id(x.state), x.index) not in followed_d]
     return events

@@ -1,6 +1,7 @@
-"""The code lens counts stay exact as the index changes: the ``pitfall_links`` table the writer
-keeps must give what the join over the unit tables gives, after adds, idempotent re-adds,
-replacements, removed commits, renames, and on an index written before the table existed."""
+"""The code lens counts stay exact as the index changes: pitfalls are Pattern units only, and the
+``pattern_files`` table the writer keeps must give what the join over the unit tables gives,
+after adds, idempotent re-adds, replacements, removed commits, renames, and on an index written
+before the table existed. Formatting-only events are not changes."""
 
 from __future__ import annotations
 
@@ -111,20 +112,31 @@ def test_counts_after_removing_commits(lens):
     }
 
 
-def test_an_index_written_before_the_links_falls_back_then_gains_them(lens, build):
+def test_formatting_events_are_not_counted_as_changes(lens):
+    store, c, units = lens
+    with store.writer() as writer:
+        writer.add_events([SymbolEvent(c[4].sha, "b.py", "f", "formatting")])
+    assert all_counts(store) == EXPECTED
+    with store.reader() as reader:
+        assert [e.kind for e in reader.symbol_history("f", "b.py")] == ["body", "added"]
+        assert [e.kind for e in reader.symbol_history("f", "b.py", formatting=True)] == [
+            "formatting", "body", "added"]
+
+
+def test_an_index_written_before_the_table_falls_back_then_gains_it(lens, build):
     store, c, units = lens
     folder = store.current_generation()
     conn = sqlite3.connect(folder / sidecar.FILENAME)
-    conn.execute(f"DROP TABLE {sidecar.PITFALL_LINKS}")
+    conn.execute(f"DROP TABLE {sidecar.PATTERN_FILES}")
     conn.commit()
     conn.close()
     assert all_counts(store) == EXPECTED  # the reader joins the unit tables
     with store.reader() as reader:
-        assert not sidecar.has_pitfall_links(reader._conn)
+        assert not sidecar.has_table(reader._conn, sidecar.PATTERN_FILES)
     with store.writer() as writer:  # the next write fills the table from the units, then adds
         writer.add_units([build.unit("n1", c[4], "h", "h leaks", type="pattern", symbols=["h"],
                                      files=["b.py"])])
     with store.reader() as reader:
-        assert sidecar.has_pitfall_links(reader._conn)
+        assert sidecar.has_table(reader._conn, sidecar.PATTERN_FILES)
     expected = {**EXPECTED, "b.py": {**EXPECTED["b.py"], "h": (0, 2, 1)}}
     assert all_counts(store) == expected

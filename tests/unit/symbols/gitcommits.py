@@ -54,3 +54,20 @@ def events_by_commit(repo, anchorer, shas=None) -> dict[str, list[tuple[str, str
         result[sha] = sorted((e.symbol, e.kind, e.previous) for e in anchorer.events(
             commit_of(repo, sha)))
     return result
+
+
+def walked(repo, ignore_revs=None) -> list[Commit]:
+    """Every commit as ``whylens.history.walk`` streams it (patch text kept), newest first."""
+    from whylens.history.repo import open_repository
+    from whylens.history.walk import walk
+    from whylens.symbols.languages import language_for_path
+
+    with open_repository(repo.root) as opened:
+        return list(walk(opened, "HEAD", ignore_revs=ignore_revs,
+                         keep_patch=lambda path: language_for_path(path) is not None))
+
+
+def events_of_walk(commits, anchorer) -> dict[str, list[tuple[str, str, str | None]]]:
+    """Anchor walked commits (newest first) → sha → sorted [(symbol, kind, previous)]."""
+    return {c.sha: sorted((e.symbol, e.kind, e.previous) for e in anchorer.events(c))
+            for c in commits}

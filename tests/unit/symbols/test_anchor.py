@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from whylens.symbols.anchor import Anchorer
 
-from .gitcommits import blob_reader, commit_of, events_by_commit
+from .gitcommits import blob_reader, commit_of, events_by_commit, events_of_walk, walked
 
 V1 = '''\
 def f(x):
@@ -211,16 +211,17 @@ def test_events_do_not_depend_on_walk_order_or_cache_size(make_repo):
     assert sum(len(v) for v in newest_first.values()) >= 8
 
 
-def test_a_blob_done_with_is_evicted_before_one_still_awaited(make_repo):
-    # files changed in turn, newest first: each file's next-older blob must survive the other
-    # files' parses; a plain LRU of 4 would drop it and parse every older version from scratch
+def test_carried_states_parse_each_file_once(make_repo):
+    # files changed in turn, newest first: with the patch text, each file is parsed once (its
+    # newest version) and every older version's definitions are carried through the hunks
     repo = make_repo()
     names = ("a.py", "b.py", "c.py")
     repo.commit("start", {name: f"def {name[0]}():\n    return 0\n" for name in names})
     for round_ in range(1, 4):
         for name in names:
             repo.commit(f"{name} {round_}", {name: f"def {name[0]}():\n    return {round_}\n"})
-    small = Anchorer(blob_reader(repo), cache_entries=4)
-    events = events_by_commit(repo, small)
-    assert small.stats["parsed"] - small.stats["incremental"] == len(names)  # one per file
-    assert events == events_by_commit(repo, Anchorer(blob_reader(repo)))
+    anchorer = Anchorer(blob_reader(repo), cache_entries=4)
+    carried = events_of_walk(walked(repo), anchorer)
+    assert anchorer.stats["parsed"] == len(names)
+    assert anchorer.stats["carried"] == 3 * len(names)
+    assert carried == events_by_commit(repo, Anchorer(blob_reader(repo)))

@@ -1,0 +1,62 @@
+"""Formatting-only and typing-only detection, per language (issue 13 item 4)."""
+
+from __future__ import annotations
+
+import pytest
+
+from whylens.symbols.formatting import formatting_only, surely_differs, tokens, typing_only
+
+SAME = [  # (language, old, new): only formatting differs
+    ("python", b"x = foo(a, b)\n", b"x = foo(\n    a,\n    b,\n)\n"),
+    ("python", b"x = 'a'\n", b'x = "a"\n'),
+    ("python", b"return (x)\n", b"return x\n"),
+    ("python", b"x = 1  # one\n", b"x = 1\n"),
+    ("python", b"x = a + \\\n   b\n", b"x = a + b\n"),
+    ("python", b"    def f(self):\n        return 1\n", b"    def f(self):\n        return (1)\n"),
+    ("c", b"int x = 1; // c\n", b"int x = 1; /* other */\n"),
+    ("c", b"return (x);\n", b"return x;\n"),
+    ("javascript", b"const a = 'x';\n", b'const a = "x"\n'),
+    ("javascript", b"return (\n  <div/>\n);\n", b"return <div/>;\n"),
+    ("go", b"f(a,\n\tb)\n", b"f(a, b)\n"),
+    ("rust", b"fn f<'a>(x: &'a str) {}\n", b"fn f<'a>(x: &'a str)  {}\n"),
+]
+DIFFERENT = [
+    ("python", b"    h()\n", b"        h()\n"),  # into a block: not layout
+    ("python", b"    if a:\n        g()\n    h()\n", b"    if a:\n        g()\n        h()\n"),
+    ("python", b"y = (a + b) * c\n", b"y = a + b * c\n"),
+    ("python", b"f((a, b))\n", b"f(a, b)\n"),
+    ("python", b'"""Doc."""\n', b'"""Docs."""\n'),
+    ("c", b"char c = 'a';\n", b'char c = "a";\n'),  # a char is not a string
+    ("ruby", b"x = '#{a}'\n", b'x = "#{a}"\n'),  # interpolation
+    ("go", b"f(a, b)\n", b"f(a, b, c)\n"),
+]
+
+
+@pytest.mark.parametrize("language,old,new", SAME)
+def test_formatting_only(language, old, new):
+    assert formatting_only(language, old, new)
+    assert not surely_differs(language, old, new)
+
+
+@pytest.mark.parametrize("language,old,new", DIFFERENT)
+def test_substantive(language, old, new):
+    assert not formatting_only(language, old, new)
+
+
+def test_typing_only_is_python_annotations_and_nothing_else():
+    assert typing_only("python", b"def f(a, b=1):\n    return a\n",
+                       b"def f(a: int, b: int = 1) -> int:\n    return a\n")
+    assert typing_only("python", b"    def f(a, b=1):\n",
+                       b"    def f(a: int, b: 'Optional[int]' = 1) -> List[int]:\n")
+    assert typing_only("python", b"    x = 1\n", b"    x: int = 1\n")
+    assert not typing_only("python", b"    x = 2\n", b"    x: int = 1\n")
+    assert not typing_only("python", b"x = 1\n", b"x = 1\n")  # nothing changed at all
+    assert not typing_only("c", b"int f(a)\n", b"int f(int a)\n")
+
+
+def test_garbage_never_raises():
+    for language in ("python", "c", "javascript", "ruby", "rust", None):
+        formatting_only(language, b"\xff\xfe '''\n", b"\x00\x01 ((\n")
+        typing_only(language, b"def f(:\n", b"def f(:  \n")
+    assert tokens("python", b"'unterminated\n") == [b"\x00I0", b"S:unterminated\n"] or tokens(
+        "python", b"'unterminated\n")

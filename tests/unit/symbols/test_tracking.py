@@ -1,0 +1,181 @@
+"""Definitions carried back through hunks give the events parsing both versions gives; what a
+formatting-only, annotation-only or ignore-listed change makes; the states stay exact."""
+
+from __future__ import annotations
+
+from whylens.symbols.anchor import Anchorer
+from whylens.symbols.extract import parse_outline
+from whylens.symbols.hunks import diff_hunks
+from whylens.symbols.tracking import FileState, born_spans, track_back
+
+from .gitcommits import blob_reader, events_by_commit, events_of_walk, walked
+
+PY = '''\
+import os
+
+
+class Session:
+    """A session."""
+
+    timeout = 3
+
+    def send(self, request):
+        prepared = self.prepare(request)
+        return self.adapter.send(prepared)
+
+    @property
+    def closed(self):
+        return self._closed
+
+    def close(self):
+        self.adapter.close()
+
+
+def helper(x):
+    return x * 2
+
+
+def other(values):
+    total = 0
+    for value in values:
+        total += value
+    return total
+'''
+
+C = '''\
+#include <stdio.h>
+
+static int parse(const char *s) {
+    int n = 0;
+    while (*s) n = n * 10 + (*s++ - '0');
+    return n;
+}
+
+int main(int argc, char **argv) {
+    printf("%d\\n", parse(argv[1]));
+    return 0;
+}
+'''
+
+EDITS = [  # (message, {path: text}) applied in order on top of PY and C
+    ("body", {"s.py": PY.replace("x * 2", "x * 3")}),
+    ("signature", {"s.py": PY.replace("x * 2", "x * 3").replace("def helper(x)",
+                                                                   "def helper(x, y=1)")}),
+    ("add a method", {"s.py": PY.replace("x * 2", "x * 3").replace("def helper(x)",
+                                                                      "def helper(x, y=1)")
+                      .replace("    def close(self):", "    def reset(self):\n        self.n = 0\n"
+                               "\n    def close(self):")}),
+    ("c body", {"m.c": C.replace("return 0;", "return parse(argv[2]);")}),
+    ("c helper added", {"m.c": C.replace("return 0;", "return parse(argv[2]);").replace(
+        "int main", "static void usage(void) {\n    puts(\"usage\");\n}\n\nint main")}),
+]
+
+
+def _history(repo):
+    repo.commit("start", {"s.py": PY, "m.c": C})
+    for message, files in EDITS:
+        repo.commit(message, files)
+    return repo
+
+
+def test_carried_events_equal_parsed_events(make_repo):
+    repo = _history(make_repo())
+    reformatted = repo.commit("black", {"s.py": open_text(repo, "s.py").replace(
+        "def other(values):", "def other(\n    values,\n):").replace("'", '"')})
+    repo.commit("delete a method and rename a function", {"s.py": open_text(repo, "s.py")
+               .replace("    @property\n    def closed(self):\n        return self._closed\n\n",
+                        "").replace("def other(", "def summed(")})
+    anchorer = Anchorer(blob_reader(repo))
+    carried = events_of_walk(walked(repo), anchorer)
+    assert anchorer.stats["carried"] >= 5  # most changes went without parsing the old side
+    assert carried == events_by_commit(repo, Anchorer(blob_reader(repo)))
+    assert carried[repo.shas[1]] == [("helper", "body", None)]
+    assert carried[repo.shas[2]] == [("helper", "signature", None)]
+    assert carried[repo.shas[3]] == [("Session.reset", "added", None)]
+    assert carried[repo.shas[5]] == [("usage", "added", None)]
+    assert carried[reformatted] == [("other", "formatting", None)]
+    assert ("Session.closed", "deleted", None) in carried[repo.shas[-1]]
+    assert ("summed", "renamed", "other") in carried[repo.shas[-1]]
+
+
+def open_text(repo, path: str) -> str:
+    return (repo.root / path).read_text()
+
+
+def test_comments_and_blank_lines_make_no_event_typing_makes_a_formatting_one(make_repo):
+    repo = make_repo()
+    repo.commit("start", {"t.py": PY})
+    commented = repo.commit("comment", {"t.py": PY.replace(
+        "        total += value\n", "        # add it up\n        total += value\n\n")})
+    typed = repo.commit("types", {"t.py": open_text(repo, "t.py").replace(
+        "def other(values):", "def other(values: list[int]) -> int:")})
+    events = events_of_walk(walked(repo), Anchorer(blob_reader(repo)))
+    assert events[commented] == []
+    assert events[typed] == [("other", "formatting", None)]
+
+
+def test_an_ignore_listed_commit_only_makes_formatting_events(make_repo):
+    repo = make_repo()
+    repo.commit("start", {"t.py": PY})
+    big = repo.commit("reformat everything", {"t.py": PY.replace("x * 2", "x * 2  # doubled")
+                                              .replace("total = 0", "total = 0.0")})
+    events = events_of_walk(walked(repo, ignore_revs={big}), Anchorer(blob_reader(repo)))
+    assert events[big] == [("other", "formatting", None)]
+
+
+def test_track_back_matches_a_parse_of_the_old_version():
+    new_source = PY.replace("x * 2", "x * 3\n    # more\n    return x").replace(
+        "        self.adapter.close()\n", "        self.adapter.close()\n        self.n = 0\n")
+    old = FileState.from_outline(parse_outline(PY.encode(), "python"))
+    new = FileState.from_outline(parse_outline(new_source.encode(), "python"))
+    hunks = diff_hunks(PY.encode(), new_source.encode())
+    born, named = born_spans(new, hunks)
+    assert not born and not named
+    derived, touches = track_back("python", new, hunks, born)
+    assert [(s.name, s.start, s.end) for s in derived.spans] == [
+        (s.name, s.start, s.end) for s in old.spans]
+    assert sorted(new.spans[k].name for k in touches) == ["Session.close", "helper"]
+
+
+def test_a_rewritten_last_header_line_keeps_the_header_where_the_body_starts():
+    """A long signature gained a parameter line and its last line changed: the old version's
+    header still ends just before the body (a header carried by offset from the start ended
+    too late, and an old change to a default parameter read as a body change)."""
+    old_source = PY.replace("def send(self, request):",
+                            "def send(\n        self,\n        request,\n        stream=None):")
+    new_source = PY.replace("def send(self, request):", "def send(\n        self,\n"
+                            "        request,\n        timeout=None,\n        stream=False,\n"
+                            "        verify=True):")
+    old = FileState.from_outline(parse_outline(old_source.encode(), "python"))
+    new = FileState.from_outline(parse_outline(new_source.encode(), "python"))
+    hunks = diff_hunks(old_source.encode(), new_source.encode())
+    born, _ = born_spans(new, hunks)
+    derived, _ = track_back("python", new, hunks, born)
+    assert [(s.name, s.start, s.end, s.header_end) for s in derived.spans] == [
+        (s.name, s.start, s.end, s.header_end) for s in old.spans]
+
+
+def test_a_commit_over_the_file_cap_is_anchored_at_file_level(make_repo):
+    repo = make_repo()
+    repo.commit("start", {f"m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(3)})
+    repo.commit("more", {f"m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(3, 6)})
+    wide = repo.commit("touch all", {f"m{i}.py": f"def f{i}():\n    return {i + 1}\n"
+                                     for i in range(6)})
+    narrow = repo.commit("touch one", {"m0.py": "def f0():\n    return 9\n"})
+    anchorer = Anchorer(blob_reader(repo), max_files=5)
+    events = events_of_walk(walked(repo), anchorer)
+    assert events[wide] == []
+    assert events[narrow] == [("f0", "body", None)]
+    assert anchorer.stats["commits_file_level"] == 1
+    assert anchorer.stats["files_file_level"] == 6
+
+
+def test_a_one_line_function_edited_in_place_is_carried_not_parsed(make_repo):
+    repo = make_repo()
+    table = "".join(f"def f{n}(): return {n}\n" for n in range(50))
+    repo.commit("table", {"t.py": table})
+    edited = repo.commit("f7 returns 70", {"t.py": table.replace("return 7\n", "return 70\n")})
+    anchorer = Anchorer(blob_reader(repo))
+    events = events_of_walk(walked(repo), anchorer)
+    assert events[edited] == [("f7", "body", None)]
+    assert anchorer.stats["parsed"] == 1 and anchorer.stats["carried"] == 1
