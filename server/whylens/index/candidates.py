@@ -12,7 +12,8 @@ import functools
 import logging
 import sqlite3
 from dataclasses import dataclass, replace
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from whoosh import query as wq
 
@@ -23,6 +24,7 @@ from whylens.index.analysis import clean_text, word_groups
 STORED_CACHE = 20_000  # doc numbers kept per reader (ids of semantic candidates)
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 _FALLBACK_LOGGED: set[str] = set()
 
 
@@ -127,7 +129,8 @@ class CandidateSearch:
                 query_vector = None
         if query_vector is not None and index is not None:
             scores = index.scores(query_vector)
-            stats = (index.domain(query_vector), float(scores.mean()), float(scores.std()))
+            if len(scores):  # (an index without documents has no spread to measure)
+                stats = (index.domain(query_vector), float(scores.mean()), float(scores.std()))
             pool = semantic_n if allowed is None else min(len(scores), semantic_n * 20)
             taken = 0
             for row in semantic_top(scores, pool):
@@ -199,19 +202,32 @@ class CandidateSearch:
     def _totals(self, groups, filters, allowed, limit: int) -> dict[int, float]:
         """{doc number: BM25F} of the matching documents (only the best ``limit`` when the
         direct path does not apply and Whoosh's matcher ranks)."""
-        direct = self.direct_scorer()
-        if direct is not None:
-            try:
-                return direct.totals(groups, allowed)
-            except Exception as exc:  # noqa: BLE001 - any failure of private-format reading
-                fallback_once(exc)
-                self._direct = False
+        totals = self.direct_call(lambda direct: direct.totals(groups, allowed))
+        if totals is not None:
+            return totals
         return {doc: score for score, doc in self._whoosh_top(groups, limit, filters)}
+
+    def direct_call(self, use: Callable[[ranking.DirectScorer], T]) -> T | None:
+        """``use(direct scorer)``, or None when Whoosh's own matcher must rank instead. The
+        direct path reads Whoosh's private posting format: any exception from it (another
+        Whoosh, a format it does not know) turns it off for this snapshot, said once."""
+        direct = self.direct_scorer()
+        if direct is None:
+            return None
+        try:
+            return use(direct)
+        except Exception as exc:  # noqa: BLE001 - any failure of private-format reading
+            fallback_once(exc)
+            self._direct = False
+            return None
 
     def direct_scorer(self) -> ranking.DirectScorer | None:
         """The reader's direct BM25F scorer (made on first use), or None when Whoosh's own
-        matcher must rank (another weighting or postings codec)."""
+        matcher must rank (another weighting or postings codec, said once) or there is nothing
+        to rank (an empty index: a first flush before any document; not a failure)."""
         if self._direct is None:
+            if self._searcher.doc_count() == 0:
+                return None
             try:
                 self._direct = ranking.DirectScorer(self._searcher)
             except ranking.Unsupported as exc:

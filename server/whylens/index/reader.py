@@ -24,8 +24,7 @@ from whoosh.filedb.filestore import FileStorage
 
 from whylens.errors import IndexCorruptError, IndexOutdatedError, WhyLensError
 from whylens.index import commitdocs, lookups, ranking, sidecar, vectors
-from whylens.index.candidates import (Candidate, Candidates, CandidateSearch, fallback_once,
-                                      guarded)
+from whylens.index.candidates import Candidate, Candidates, CandidateSearch, guarded
 from whylens.index.analysis import WordGroup, normalise_path, text_terms, word_groups
 from whylens.index.codec import record_text, to_timestamp
 from whylens.index.schema import SCHEMA_VERSION, TIMESTAMP_MAX
@@ -142,20 +141,11 @@ class IndexReader(CandidateSearch):
 
     def _top(self, groups: list[WordGroup], limit: int, filters) -> list[tuple[float, int]]:
         """The ``limit`` best (BM25F score, doc number): read from the postings directly
-        (``ranking``), or by Whoosh's own search where that path does not apply. The direct
-        path reads Whoosh's private posting format: any exception from it (another Whoosh, an
-        empty segment list, a format it does not know) means Whoosh's own search, logged once."""
-        if self._searcher.doc_count() == 0:
-            return []  # an empty index (a first flush before any unit): nothing yet
-        direct = self.direct_scorer()
-        if direct is not None:
-            allowed = self._allowed(filters)
-            try:
-                return direct.top(groups, limit, allowed)
-            except Exception as exc:  # noqa: BLE001 - any failure of private-format reading
-                fallback_once(exc)
-                self._direct = False
-        return self._whoosh_top(groups, limit, filters)
+        (``ranking``), or by Whoosh's own search where that path does not apply
+        (``direct_call``)."""
+        allowed = self._allowed(filters)
+        top = self.direct_call(lambda direct: direct.top(groups, limit, allowed))
+        return top if top is not None else self._whoosh_top(groups, limit, filters)
 
     def _whoosh_top(self, groups: list[WordGroup], limit: int, filters) -> list[tuple[float, int]]:
         text_query = wq.Or([self._group_query(g) for g in groups])

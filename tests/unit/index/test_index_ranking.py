@@ -183,3 +183,22 @@ def test_an_empty_index_answers_nothing_yet(make_repo, index_dir, capsys):
         sys.stdin = sys_stdin
     with IndexStore(index_dir).reader() as reader:
         assert reader.doc_count() == 0 and reader.search("anything at all") == []
+
+
+def test_an_empty_index_is_not_a_direct_path_failure(make_repo, index_dir, caplog):
+    """Nothing to rank is not a failure: no "Whoosh's own search" warning, no numpy warning."""
+    import warnings
+
+    from whylens.pipeline import run_index
+    from whylens.retrieval.search import search
+
+    repo = make_repo("young")
+    repo.commit("Release 0.1.0", {"README.md": "hello\n"})
+    run_index(repo.root, index_dir)
+    with IndexStore(index_dir).reader() as reader, warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        caplog.set_level("WARNING", logger="whylens.index")
+        assert reader.doc_count() == 0
+        assert search(reader, "pool timeout hangs").abstained
+        assert reader.candidates("pool timeout").items == []
+    assert not [r for r in caplog.records if "own search" in r.getMessage()]
