@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from whylens.markup import flatten
@@ -44,9 +45,7 @@ def human_lines(data: dict[str, Any]) -> list[str]:
     for hit in data["results"]:
         title = flatten(hit["title"])
         lines.append(f"[{hit['type']}] {title}")
-        snippet = flatten(hit.get("snippet"))
-        if snippet.startswith(title):  # the title is printed already
-            snippet = snippet[len(title):].lstrip(" …")
+        snippet = without_title(flatten(hit.get("snippet")), title)
         if snippet:
             lines.append(f"    {snippet}")
         if hit.get("outcome"):
@@ -54,3 +53,17 @@ def human_lines(data: dict[str, Any]) -> list[str]:
         lines.append(f"    {hit['commit'][:12]} · {flatten(hit['author'])} · {hit['date'][:10]} · "
                      f"score {hit['score']:.2f}" + (f" · {hit['url']}" if hit.get("url") else ""))
     return lines
+
+
+def without_title(snippet: str, title: str) -> str:
+    """The snippet less the title printed above it: its first sentence when that is the title
+    (a record's title is its subject less trailing PR numbers: "… (#3938) (#3945)")."""
+    if not title or not snippet.startswith(title):
+        return snippet
+    head, sep, rest = snippet.partition(" … ")
+    if _REFS_ONLY.match(head[len(title):]):
+        return rest if sep else ""
+    return snippet[len(title):].lstrip(" …")
+
+
+_REFS_ONLY = re.compile(r"^[\s(),#\d]*$")

@@ -29,6 +29,14 @@ MAX_SENTENCES = 30  # per hit: a long essay of a message is read from its start
 MAX_RECORD_COMMITS = 3
 ELLIPSIS = " … "
 _MERGE = re.compile(r"^Merge (?:pull request|branch|remote-tracking branch|tag) ", re.I)
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def is_fragment(sentence: str) -> bool:
+    """A line that answers nothing on its own: no words ("[1] [2]", "---") or a single Latin
+    word ("Fix", "Closes" whose issue number was cleaned away). A run of CJK text is a sentence."""
+    runs = _LETTERS.findall(sentence)
+    return not runs or (len(runs) == 1 and runs[0].isascii())
 
 
 def candidate_sentences(reader: IndexReader, item: Unit | Record) -> list[str]:
@@ -50,7 +58,8 @@ def candidate_sentences(reader: IndexReader, item: Unit | Record) -> list[str]:
             out += sentences(doc.title, doc.content)
         else:  # a unit of a commit the filters left out: its own words
             out += [s for s in (item.title, item.content) if s]
-    kept = (s.strip() for s in out if s and s.strip() and not _MERGE.match(s.strip()))
+    kept = (s.strip() for s in out
+            if s and s.strip() and not _MERGE.match(s.strip()) and not is_fragment(s))
     return list(dict.fromkeys(kept))[:MAX_SENTENCES]
 
 

@@ -6,6 +6,7 @@ all give what parsed, or ``[]``. Symbols come outer before inner, in source orde
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from whylens.models import Symbol
@@ -39,13 +40,26 @@ def find(symbols: Sequence[Symbol], name: str) -> Symbol | None:
     """The symbol named exactly ``name``, else the only one whose name ends in ``.name``.
 
     ``send`` finds ``Session.send`` when no other ``*.send`` exists; an ambiguous suffix gives
-    None (the caller asks for a fuller name). Go's ``Serve`` finds ``(*Server).Serve``.
+    None (the caller asks for a fuller name). Go's ``Serve`` finds ``(*Server).Serve``, and so
+    does ``Server.Serve`` (the way Go's documentation names a method).
     """
     if not name:
         return None
     for symbol in symbols:
         if symbol.name == name:
             return symbol
-    suffix = "." + name.lstrip(".")
-    matches = [s for s in symbols if s.name.endswith(suffix)]
+    plain = without_receiver_marks(name)
+    same = [s for s in symbols if without_receiver_marks(s.name) == plain]
+    if len(same) == 1:
+        return same[0]
+    suffix = "." + plain.lstrip(".")
+    matches = [s for s in symbols if without_receiver_marks(s.name).endswith(suffix)]
     return matches[0] if len(matches) == 1 else None
+
+
+_RECEIVER = re.compile(r"^\(\*?([^()]+)\)\.")
+
+
+def without_receiver_marks(name: str) -> str:
+    """``(*Server).Serve`` and ``(Server).Serve`` as ``Server.Serve``; other names unchanged."""
+    return _RECEIVER.sub(r"\1.", name)

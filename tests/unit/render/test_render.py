@@ -225,3 +225,22 @@ def test_a_thousand_commit_churn_stays_in_budget():
     card, text = hover_card(story, LINKS), rationale(story, LINKS)
     assert len(card) <= 1200 and len(text) <= 4000
     assert "more items not shown" in text and len(rationale(story, LINKS, max_chars=None)) > 4000
+
+
+def test_search_output_does_not_repeat_the_title_as_the_first_snippet_sentence():
+    """A record's title is its subject less the trailing PR number; the snippet quoting that
+    subject is not printed a second time under it. Other sentences stay."""
+    from whylens.render.hits import human_lines, without_title
+
+    title = "docs(gin): update link to the proxies section (#3938)"
+    snippet = title + " (#3945) … Update the link after PR #3449 was merged."
+    assert without_title(snippet, title) == "Update the link after PR #3449 was merged."
+    assert without_title(title + " (#3945)", title) == ""
+    assert without_title("Fix bug … more", "Fix bug") == "more"
+    assert without_title("Something else", title) == "Something else"
+    data = {"abstained": False, "results": [{
+        "type": "decision", "title": title, "snippet": snippet, "outcome": "landed",
+        "commit": "b" * 40, "author": "A", "date": "2024-05-07", "score": 7.2, "url": None}]}
+    lines = human_lines(data)
+    assert sum(title in line for line in lines) == 1
+    assert "    Update the link after PR #3449 was merged." in lines

@@ -46,6 +46,9 @@ COMMITS = [
     ("Release the pool lock before retrying",
      "Retrying while holding the pool lock deadlocked when two threads retried at once.",
      ("requests/adapters.py",)),
+    ("Skip an empty NO_PROXY list",
+     "Fix\nAn empty NO_PROXY variable made every host bypass the proxy.\n[1] [2]\nCloses",
+     ("requests/utils.py",)),
 ]
 UNITS = {  # commit index -> (type, title, content, symbols)
     0: ("pattern", "Connection pool exhausted after redirects",
@@ -121,6 +124,16 @@ def test_the_snippet_is_the_sentence_that_answers_within_the_budget(reader):
                    budget=60).hits[0]
     assert len(short.snippet) <= 60 and "…" in short.snippet and "credentials" in short.snippet
     assert search(reader, "credentials redirect", k=1, gate=0.0, budget=0).hits[0].snippet == ""
+
+
+def test_a_snippet_quotes_sentences_never_fragments(reader):
+    """A message's one-word lines and bare link marks ("Fix", "[1] [2]", "Closes" whose issue
+    number was cleaned away) answer nothing on their own and never fill a snippet."""
+    hit = search(reader, "why did an empty NO_PROXY bypass the proxy?", k=1, gate=0.0).hits[0]
+    assert hit.commit == sha(10)
+    assert "bypass the proxy" in hit.snippet
+    assert "[1]" not in hit.snippet and "Closes" not in hit.snippet
+    assert not hit.snippet.startswith("Fix ")
 
 
 def test_one_hit_per_commit_shown_as_its_typed_unit(reader):

@@ -156,6 +156,10 @@ def test_symbol_at_is_innermost_and_find_matches_suffixes():
     assert find(symbols, "nope") is None
     go = outline(CASES["go"][0], "go")
     assert find(go, "Serve").name == "(*Server).Serve"
+    # Go's documentation names methods without the receiver's pointer mark.
+    assert find(go, "Server.Serve").name == "(*Server).Serve"
+    assert find(go, "(Server).Serve").name == "(*Server).Serve"
+    assert find(go, "Handler.Serve") is None
     ambiguous = outline(b"class A:\n    def f(self): pass\nclass B:\n    def f(self): pass\n",
                         "python")
     assert find(ambiguous, "f") is None
