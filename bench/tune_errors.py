@@ -7,9 +7,10 @@ them, and unrelated). Each error's candidates and their signals are computed onc
 real code (`explain_error`'s search and frames); every setting of the signal weights, the commit
 documents' prior and the gate then re-scores them. A setting is feasible when it keeps at least
 90% of the unrelated errors silent and when neither the symbol nor the search rank alone can
-pass the gate (the hint must not fire on any error in a function only because it has history);
-the best feasible one puts a relevant commit in the top 3 for the most known errors (ties: the
-higher gate). The held-out repositories are never opened.
+pass the gate (the hint must not fire on any error in a function only because it has history),
+nor a generic builtin failure name (``TypeError``) with the failing symbol, while a specific
+one (``PoolExhaustedError``) with the failing symbol or search's first hit passes (the table of
+tests/unit/retrieval/test_pitfalls.py); the best feasible one puts a relevant commit in the top 3 for the most known errors (ties: the higher gate). The held-out repositories are never opened.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from whylens.retrieval import pitfalls  # noqa: E402
 from whylens.retrieval.errortext import parse_error_text  # noqa: E402
 
 SILENCE = 0.9
+GENERIC_NAME = 0.6  # pitfalls.score: a generic builtin failure name counts for 0.6
 
 
 def collect(workdir: Path) -> list[dict]:
@@ -93,6 +95,10 @@ def main() -> int:
         strongest = max(priors.values())
         if max(symbol, retrieval) * strongest >= gate:
             continue  # one weak signal alone would pass
+        if (1 - (1 - GENERIC_NAME * name) * (1 - symbol)) * strongest >= gate:
+            continue  # a builtin failure name (TypeError) in the failing function is not enough
+        if min(1 - (1 - name) * (1 - symbol), 1 - (1 - name) * (1 - retrieval)) < gate:
+            continue  # a specific failure name with the failing symbol, or ranked first, is
         found, silent = evaluate(rows, weights, priors, gate)
         results.append((found, silent, gate, retrieval, fix, symbol, name, words, commit_prior))
     feasible = [r for r in results if r[1] >= SILENCE]
