@@ -9,14 +9,15 @@ outer range also counts the inner ones, which WhyLens files under the inner symb
 files WhyLens does not anchor: generated, vendored, minified, over 1 MB, tests) and writes
 {path, symbol, start, end} rows with the pinned HEAD sha: the committed label list.
 
-``score`` builds the reference per function: the commits ``git log -L start,end:path`` lists
-at that sha (merges left out), minus the commits whose change of that range is formatting-only
-or (Python) annotation-only (``symbols.formatting.formatting_only`` / ``typing_only`` on the
-removed and added lines ``git log -L`` prints; issue 13: reformat, lint and typing-only commits
-are never listed as changes) and the commits in ``.git-blame-ignore-revs``. It indexes the
-repository with the WhyLens of ``--server`` (default: this checkout; pass another checkout's ``server/`` folder for the
-baseline), reads ``symbol_history(symbol, path)`` and prints precision, recall and the share of
-the commits cited that are formatting-only (per function and pooled), next to the run's CPU.
+``score`` builds the reference per function: the commits ``git log -L start,end:path`` lists at
+that sha (merges left out), minus the commits whose change of that range is formatting-only or
+(Python) annotation-only (``symbols.formatting.formatting_only`` / ``typing_only`` on the whole
+range before and after, context and changed lines ``git log -L`` prints; issue 13: reformat,
+lint and typing-only commits are never listed as changes) and the commits in
+``.git-blame-ignore-revs``. It indexes the repository with the WhyLens of ``--server`` (default:
+this checkout; pass another checkout's ``server/`` folder for the baseline), reads
+``symbol_history(symbol, path)`` and prints precision, recall and the share of the commits cited
+that are formatting-only (per function and pooled), next to the run's CPU.
 Nothing is written into the repository.
 """
 
@@ -90,10 +91,7 @@ def reference(repo: str, head: str, item: dict, ignored: set[str],
             continue
         sha = match.group(1)
         oldest = min(oldest, int(block.split("\n", 1)[0].split()[2]))
-        removed = "".join(line[1:] + "\n" for line in block.splitlines()
-                          if line.startswith("-") and not line.startswith("---"))
-        added = "".join(line[1:] + "\n" for line in block.splitlines()
-                        if line.startswith("+") and not line.startswith("+++"))
+        removed, added = _sides(block)
         if sha in ignored or (removed and formatting_only(language, removed.encode(),
                                                           added.encode())) or (
                 removed and typing_only(language, removed.encode(), added.encode())):
@@ -101,6 +99,26 @@ def reference(repo: str, head: str, item: dict, ignored: set[str],
         else:
             substantive.add(sha)
     return substantive, layout, oldest
+
+
+def _sides(block: str) -> tuple[str, str]:
+    """The range before and after one commit of ``git log -L``: its context lines with the
+    removed lines, and with the added ones (the whole range, as the anchorer compares a
+    definition whose changed lines alone are not provably layout; "" before when the range was
+    born there)."""
+    body = block.split("\n@@ ", 1)
+    if len(body) < 2:
+        return "", ""
+    old, new = [], []
+    for line in body[1].splitlines()[1:]:
+        if line.startswith("-"):
+            old.append(line[1:] + "\n")
+        elif line.startswith("+"):
+            new.append(line[1:] + "\n")
+        elif line.startswith(" ") or not line:
+            old.append(line[1:] + "\n")
+            new.append(line[1:] + "\n")
+    return "".join(old), "".join(new)
 
 
 def touched_by_parse(repo: str, sha: str, path: str, symbol: str) -> bool:

@@ -132,9 +132,18 @@ def pool(args) -> int:
     return 0
 
 
+# Signs a weight may take under ``--monotone`` (a feature missing here is free): more of what
+# explains code never lowers confidence, more of what only reports work never raises it.
+SIGNS = {"knowledge": 1, "names_symbol": 1, "long": 1, "reason": 1, "failure": 1,
+         "field:pitfall": 1, "names_other": -1, "added": -1, "short": -1, "pronoun": -1,
+         "about_change": -1, "imperative": -1, "breadth": -1}
+
+
 def fit(args) -> int:
     """Leave-one-repository-out logistic regression of useful vs not on the pool's evidence;
-    precision and items kept at each gate, then the weights fitted on every repository."""
+    precision and items kept at each gate (pooled, then per left-out repository), then the
+    weights fitted on every repository. ``--drop`` leaves features out (their weight 0),
+    ``--monotone`` keeps each weight's sign as ``SIGNS`` says."""
     import numpy as np
 
     from whylens.knowledge.confidence import ItemEvidence, features, never_shown
@@ -147,7 +156,8 @@ def fit(args) -> int:
         if label is None:
             skipped["unlabelled"] += 1
             continue
-        item = ItemEvidence(**{k: row[k] for k in ItemEvidence.__dataclass_fields__})
+        known = {k: row[k] for k in ItemEvidence.__dataclass_fields__ if k in row}
+        item = ItemEvidence(**known)
         if never_shown(item):
             skipped["never shown"] += 1
             continue
@@ -158,11 +168,13 @@ def fit(args) -> int:
         if key not in seen:
             seen.add(key)
             unique.append((row, item, label))
-    names = sorted({k for _, item, _ in unique for k in features(item)})
+    dropped = set(args.drop or ())
+    names = sorted({k for _, item, _ in unique for k in features(item)} - dropped)
     x = np.array([[features(item).get(k, 0.0) for k in names] for _, item, _ in unique])
     y = np.array([label == "useful" for _, _, label in unique], dtype=float)
     repos = np.array([row["repo"] for row, _, _ in unique])
-    print(f"{len(unique)} items ({dict(skipped)}); useful {int(y.sum())}")
+    print(f"{len(unique)} items ({dict(skipped)}); useful {int(y.sum())}; features {names}")
+    signs = np.array([SIGNS.get(k, 0) if args.monotone else 0 for k in names])
 
     def train(x, y, l2):
         w = np.zeros(x.shape[1])
@@ -170,6 +182,7 @@ def fit(args) -> int:
             p = 1 / (1 + np.exp(-(x @ w)))
             grad = x.T @ (p - y) / len(y) + l2 * w / len(y) * (np.array(names) != "bias")
             w -= 0.5 * grad
+            w = np.where(signs > 0, np.maximum(w, 0), np.where(signs < 0, np.minimum(w, 0), w))
         return w
 
     for l2 in args.l2:
@@ -177,16 +190,26 @@ def fit(args) -> int:
         for repo in sorted(set(repos)):
             held = repos == repo
             oof[held] = 1 / (1 + np.exp(-(x[held] @ train(x[~held], y[~held], l2))))
+        oof = np.clip(oof, 1e-6, 1 - 1e-6)
         print(f"l2 {l2}: log loss {-np.mean(y * np.log(oof) + (1 - y) * np.log(1 - oof)):.3f}")
         for gate in args.gates:
-            kept = [label for (_, _, label), p in zip(unique, oof) if p >= gate]
-            c = Counter(kept)
-            n = max(len(kept), 1)
-            print(f"  gate {gate:.2f}: {len(kept):3} items, useful {c['useful']:3} "
-                  f"({100 * c['useful'] / n:.0f}%), noise {c['noise']:3} ({100 * c['noise'] / n:.0f}%)")
+            print(f"  gate {gate:.2f}: " + _kept(unique, oof, gate) + "  | " + "; ".join(
+                f"{repo} " + _kept([u for u, r in zip(unique, repos) if r == repo],
+                                   oof[repos == repo], gate, short=True)
+                for repo in sorted(set(repos))))
     weights = train(x, y, args.l2[0])
     print("WEIGHTS = {" + ", ".join(f'"{k}": {w:.2f}' for k, w in zip(names, weights)) + "}")
     return 0
+
+
+def _kept(unique, scores, gate: float, short: bool = False) -> str:
+    kept = Counter(label for (_, _, label), p in zip(unique, scores) if p >= gate)
+    n = sum(kept.values())
+    m = max(n, 1)
+    if short:
+        return f"{n} u{100 * kept['useful'] / m:.0f}/n{100 * kept['noise'] / m:.0f}"
+    return (f"{n:3} items, useful {kept['useful']:3} ({100 * kept['useful'] / m:.0f}%), "
+            f"noise {kept['noise']:3} ({100 * kept['noise'] / m:.0f}%)")
 
 
 def simulate(args) -> int:
@@ -236,6 +259,8 @@ def main() -> int:
     p.add_argument("--l2", type=float, nargs="+", default=[1.0, 0.5, 3.0],
                    help="L2 strengths; the first one gives the printed WEIGHTS")
     p.add_argument("--gates", type=float, nargs="+", default=[0.3, 0.4, 0.5, 0.6, 0.7])
+    p.add_argument("--drop", nargs="*", help="features to leave out")
+    p.add_argument("--monotone", action="store_true", help="keep the signs SIGNS gives")
     args = parser.parse_args()
     if getattr(args, "set", "tune") != "tune":
         raise SystemExit("the gate is chosen on the tune set only")

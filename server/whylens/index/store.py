@@ -31,7 +31,7 @@ from whylens.index.schema import SCHEMA_VERSION
 
 # Bump when extraction, anchoring or records change what an index holds: the pipeline rebuilds
 # when the stored value differs. It embeds SCHEMA_VERSION, so a schema change rebuilds too.
-PIPELINE_VERSION = f"{SCHEMA_VERSION}.5"  # .5: carried anchoring, formatting events, blame
+PIPELINE_VERSION = f"{SCHEMA_VERSION}.6"  # .6: a rewrap is formatting by its whole definition
 
 
 def outdated_reason(meta: dict) -> str | None:

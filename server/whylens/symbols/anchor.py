@@ -41,7 +41,7 @@ from whylens.symbols.languages import language_for_path
 from whylens.symbols.matching import Added, Body, Deleted, resolve
 from whylens.symbols.parse import Outline, supported
 from whylens.symbols.skip import content_skip_reason, path_skip_reason
-from whylens.symbols.change_kind import classify
+from whylens.symbols.change_kind import Definitions, classify
 from whylens.symbols.tracking import (
     FileState, born_spans, compare_parsed, span_text, track_back,
 )
@@ -168,7 +168,8 @@ class Anchorer:
             self._store(old_blob, old, change.old_path or change.path)
             added.extend(Added(change.path, new, k, _born_body(texts, new, k))
                          for k in sorted(born))
-            return _events(sha, change.path, language, new, touches)
+            defs = Definitions(_Lines(self, old_blob, None).source, old, lines.lines, new)
+            return _events(sha, change.path, language, new, touches, defs)
         return self._parsed(sha, change, old_blob, language, new, texts, lines, added, deleted)
 
     def _parsed(self, sha: str, change: FileChange, old_blob: str, language: str,
@@ -194,7 +195,9 @@ class Anchorer:
         paired = set(pairs.values())
         added.extend(Added(change.path, new, k, _body(lines, new, k))
                      for k in range(len(new.spans)) if k not in paired)
-        return _events(sha, change.path, language, new, touches)
+        defs = Definitions(lambda: outline.source, old, lines.lines, new,
+                           {n: o for o, n in pairs.items()})
+        return _events(sha, change.path, language, new, touches, defs)
 
     def _deleted_file(self, change: FileChange, old_blob: str | None, language: str,
                       deleted: list[Deleted]) -> list[SymbolEvent]:
@@ -413,14 +416,10 @@ def _born_body(texts: list[HunkText], state: FileState, index: int) -> Body:
     return Body(make)
 
 
-def _events(sha: str, path: str, language: str, state: FileState,
-            touches: dict) -> list[SymbolEvent]:
-    events = []
-    for index in sorted(touches):
-        kind = classify(language, touches[index])
-        if kind is not None:
-            events.append(SymbolEvent(sha, path, state.spans[index].name, kind))
-    return events
+def _events(sha: str, path: str, language: str, state: FileState, touches: dict,
+            defs: Definitions) -> list[SymbolEvent]:
+    kinds = ((index, classify(language, touches[index], defs.of(index))) for index in sorted(touches))
+    return [SymbolEvent(sha, path, state.spans[i].name, kind) for i, kind in kinds if kind]
 
 
 def _bare(short: str) -> bytes:

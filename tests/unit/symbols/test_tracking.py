@@ -179,3 +179,43 @@ def test_a_one_line_function_edited_in_place_is_carried_not_parsed(make_repo):
     events = events_of_walk(walked(repo), anchorer)
     assert events[edited] == [("f7", "body", None)]
     assert anchorer.stats["parsed"] == 1 and anchorer.stats["carried"] == 1
+
+
+RESPONSE = '''\
+class Flask:
+    def make_response(self, rv):
+        if not isinstance(rv, self.response_class):
+            try:
+                rv = self.response_class.force_type(
+                    rv, request.environ  # type: ignore[arg-type]
+                )
+            except TypeError as e:
+                raise TypeError("bad") from e
+        return rv
+
+    def do_teardown_request(
+        self, exc=_sentinel  # type: ignore
+    ) -> None:
+        request_tearing_down.send(self, exc=exc)
+'''
+# flask 54e05a28 ("use ruff linter and formatter"): an argument list re-wrapped with a magic
+# trailing comma, a comment moving with the first argument. The changed lines alone end before
+# the closing bracket, so their trailing comma looks like a new tuple; the definitions do not.
+RUFFED = RESPONSE.replace(
+    "                    rv, request.environ  # type: ignore[arg-type]\n",
+    "                    rv,  # type: ignore[arg-type]\n                    request.environ,\n",
+).replace("        self, exc=_sentinel  # type: ignore\n",
+          "        self,\n        exc=_sentinel,  # type: ignore[assignment]\n")
+
+
+def test_a_rewrap_whose_changed_lines_end_before_the_bracket_is_formatting(make_repo):
+    repo = make_repo()
+    repo.commit("start", {"app.py": RESPONSE})
+    ruffed = repo.commit("use ruff linter and formatter", {"app.py": RUFFED})
+    tupled = repo.commit("a real trailing comma", {"app.py": RUFFED.replace(
+        "        return rv\n", "        return rv,\n")})
+    carried = events_of_walk(walked(repo), Anchorer(blob_reader(repo)))
+    assert carried[ruffed] == [("Flask.do_teardown_request", "formatting", None),
+                               ("Flask.make_response", "formatting", None)]
+    assert carried[tupled] == [("Flask.make_response", "body", None)]
+    assert carried == events_by_commit(repo, Anchorer(blob_reader(repo)))  # parsed: the same
