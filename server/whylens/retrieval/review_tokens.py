@@ -83,6 +83,25 @@ def tokens(line: str, style: str = "slash") -> list[str]:
     return out
 
 
+def code_only(text: str, path: str) -> str:
+    """The lines of ``text`` (consecutive lines of ``path``) that hold code: comment lines and
+    the lines of block strings (docstrings) and prose messages are left out."""
+    style = comment_style(path)
+    kept = []
+    in_block = False
+    for line in text.split("\n"):
+        code = False
+        for token in tokens(line, style):
+            if token == BLOCK:
+                in_block = not in_block
+            elif not in_block and not (token.startswith('"') and token.count(" ") >= 2) \
+                    and (token[0].isalnum() or token[0] in '_$"'):
+                code = True  # a name, a number or a literal: not only operators
+        if code:
+            kept.append(line)
+    return "\n".join(kept)
+
+
 _LAYOUT = frozenset(",();\\")  # what formatters add and remove (trailing commas, wraps, semicolons)
 
 
