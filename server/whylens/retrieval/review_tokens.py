@@ -105,16 +105,31 @@ def code_only(text: str, path: str) -> str:
 _LAYOUT = frozenset(",();\\")  # what formatters add and remove (trailing commas, wraps, semicolons)
 
 
-def cosmetic(removed: Iterable[str], added: Iterable[str], path: str) -> bool:
+def cosmetic(removed: Iterable[str], added: Iterable[str], path: str,
+             removed_in_block: bool = False, added_in_block: bool = False) -> bool:
     """The removed and added lines are the same code: only layout, comments or prose strings
-    (docstrings, messages of three words or more) differ."""
+    (docstrings, messages of three words or more) differ. ``*_in_block``: the lines start inside
+    a block string (a hunk in the middle of a docstring; ``block_starts`` tells)."""
     style = comment_style(path)
-    return _shape(removed, style) == _shape(added, style)
+    return _shape(removed, style, removed_in_block) == _shape(added, style, added_in_block)
 
 
-def _shape(lines: Iterable[str], style: str) -> list[str]:
+def block_starts(lines: Sequence[str], path: str) -> list[bool]:
+    """For each line of a file, whether it starts inside a block string (a docstring)."""
+    style = comment_style(path)
     out = []
-    in_block = False  # inside a multi-line block string (a docstring)
+    in_block = False
+    for line in lines:
+        out.append(in_block)
+        for token in tokens(line, style):
+            if token == BLOCK:
+                in_block = not in_block
+    return out
+
+
+def _shape(lines: Iterable[str], style: str, in_block: bool = False) -> list[str]:
+    """The code tokens of ``lines`` (``in_block``: they start inside a block string)."""
+    out = []
     for line in lines:
         for token in tokens(line, style):
             if token == BLOCK:
