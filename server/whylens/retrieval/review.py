@@ -16,8 +16,9 @@ The checks, each in its own module with its confidence set out next to it:
 ``GATE`` drops the rest; it was chosen on the tune repositories' replay (bench/replay_review.py,
 hand labels in bench/labels/review-requests.tsv and review-express.tsv) and reported on held-out
 ones. ``cap`` keeps the best; one point (path, line, side) gets one suggestion of each kind, one
-piece of evidence is never cited twice, and a change gets one constraint (its best matched). A diff of more than ``MAX_REVIEW_LINES`` changed
-lines is reviewed up to that many (files in diff order), and the report says so.
+piece of evidence is never cited twice, and a change gets one constraint (its best matched). A
+diff of more than ``MAX_REVIEW_LINES`` changed lines is reviewed up to that many (files in diff
+order), and the report says so.
 """
 
 from __future__ import annotations
@@ -135,7 +136,7 @@ def _one_constraint(found: list[Suggestion]) -> list[Suggestion]:
     rules = [s for s in found if s.kind == "constraint"]
     if len(rules) <= 1:
         return found
-    best = max(rules, key=lambda s: (s.confidence, -len(s.path), s.path, -s.line))
+    best = min(rules, key=lambda s: (-s.confidence, s.path, s.line))
     return [s for s in found if s.kind != "constraint" or s is best]
 
 
