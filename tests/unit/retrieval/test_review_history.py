@@ -240,7 +240,8 @@ def test_a_fact_naming_code_counts_only_when_the_added_code_names_it(retry_repo)
     # the same words, but not the code the rule names: silent (the old rule spoke on three words)
     assert matched("            wait_forever = server_timeout(silent)") == []
     # the name in a comment or a docstring only: silent too
-    assert matched('            # session.get must have a timeout\n            """Calls session.get with a timeout."""\n'
+    assert matched('            # session.get must have a timeout\n'
+                   '            """Calls session.get with a timeout."""\n'
                    "            wait_forever = server_timeout(silent)") == []
     said = matched("            return session.get(url)")
     assert [s.evidence[0] for s in said] == ["f-timeout"] and "session.get" in said[0].body
