@@ -114,8 +114,14 @@ def cosmetic(removed: Iterable[str], added: Iterable[str], path: str,
     return _shape(removed, style, removed_in_block) == _shape(added, style, added_in_block)
 
 
+_BLOCK_STRING_ENDINGS = frozenset("py pyi pyx".split())  # where ''' and """ open a block string
+
+
 def block_starts(lines: Sequence[str], path: str) -> list[bool]:
-    """For each line of a file, whether it starts inside a block string (a docstring)."""
+    """For each line of a file, whether it starts inside a block string (a docstring). Only
+    Python's: elsewhere three quotes in a row are two strings side by side (``'"' + x``)."""
+    if path.rsplit(".", 1)[-1].lower() not in _BLOCK_STRING_ENDINGS:
+        return [False] * len(lines)
     style = comment_style(path)
     out = []
     in_block = False

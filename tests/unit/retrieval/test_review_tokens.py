@@ -88,3 +88,8 @@ def test_code_only_leaves_out_comments_and_docstrings():
            '    return session.get(url)  # tail\n    log("a message in words")\n    }'
     assert code_only(text, "client.py") == '    return session.get(url)  # tail\n    log("a message in words")'
     assert code_only("/* never\n * session.get\n */\nvar a = b;", "a.js") == "var a = b;"
+
+
+def test_three_quotes_in_a_row_open_no_block_outside_python():
+    source = ["function link(rel) {", "  return '<' + x + '>; rel=\"' + rel + '\"';", "}", "var a = b;"]
+    assert block_starts(source, "lib/response.js") == [False] * 4
