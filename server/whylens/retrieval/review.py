@@ -46,8 +46,10 @@ GATE = 0.55
 # bench/tune_review.py on the tune repositories' hand labels (requests, express), never on the
 # held-out ones; re-introduced reverts are never shifted (they must always be caught). Co-change
 # was 2/33 useful there, so it sits under the gate: a caller with a lower gate still gets it.
+# Third round (review3, same tune repositories, replays of main's engine and this one in one run):
+# the gate stays; known pitfalls go 0.1 lower (the one at the gate on requests was noise).
 KIND_SHIFT: dict[str, float] = {
-    "reintroduces-fixed": -0.2, "rewrites-fix": -0.1, "reintroduces-pitfall": -0.1,
+    "reintroduces-fixed": -0.2, "rewrites-fix": -0.1, "reintroduces-pitfall": -0.2,
     "reverted-before": -0.2, "co-change": -0.4,
 }
 DEFAULT_CAP = 10
