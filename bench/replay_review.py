@@ -16,10 +16,12 @@ dropped (no leakage). Ordinary changes (first-parent commits and merged PRs none
 went wrong; a sample of --ordinary, evenly spaced) are reviewed the same way. Indexes are updated
 incrementally, oldest first, in a temporary folder; nothing is written into the repository.
 
-Both engines run on every change: the new one (``whylens.retrieval.review``, with the base side,
-the change's messages and the past diffs read by git as ``whylens pr-comments`` does) and today's
-(``server/whylens/retrieval/review.py`` at BASELINE_COMMIT, loaded from git). The new engine runs
-with its gate lowered to --floor and no cap, so that every threshold can be scored afterwards.
+Both engines run on every change, the same way: the new one (``whylens.retrieval.review``, with
+the base side, the change's messages and the past diffs read by git as ``whylens pr-comments``
+does) and main's (the whole package at BASELINE_COMMIT or --baseline, from git, imported as
+``wlbase``). Both run with their gate lowered to --floor and no cap, so that every threshold can
+be scored afterwards (score_review.py applies each engine's own gate and calibration: the
+baseline's suggestions already carry its per-kind shifts).
 
 ``--reapply``: the re-applied revert set. For every revert in the head index that still stands,
 the reverted change is applied again (a) on the revert itself (base = the revert, head = its
@@ -43,22 +45,28 @@ change.
 
 Runtime on 2 shared cores (load 5-8): a full index of the repository, then about one incremental
 index update and two reviews per job; requests (--since 2011-01-01: 200 cases, 250 ordinary, 42
-reverts re-applied twice) 10-14 min, express 6-8, flask 8-13, axios 4.
+reverts re-applied twice) 10-14 min, express 6-8, flask 8-13, axios 4. With main's revert detection
+and both engines in full (load 5-10): requests (--since 2011-01-01, 162 re-applied) 16 min, express
+(--since 2011-01-01) 9, flask (--since 2011-01-01) 11, axios 11.
 """
 
 from __future__ import annotations
 
 import argparse
+import atexit
 import collections
+import importlib
+import io
 import json
 import os
 import re
+import shutil
 import sqlite3
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
-import types
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -71,7 +79,7 @@ from whylens.retrieval.review import GATE, review
 from whylens.retrieval.review_hunks import file_view
 
 ROOT = Path(__file__).resolve().parents[1]
-BASELINE_COMMIT = "aa94da6"  # main before issue 15 landed: today's engine, the same-run baseline
+BASELINE_COMMIT = "d708aa9"  # main before review3 (issue 15, third round): the same-run baseline
 FIX = re.compile(r"\b(fix(e[sd]|ing)?|bug|regression|broke|broken|crash\w*|hotfix)\b", re.I)
 REVERT = re.compile(r"^Revert\b", re.I)
 
@@ -81,17 +89,26 @@ def git(repo: str, *args: str, check: bool = True, env: dict | None = None, inpu
                           text=True, errors="replace", env=env, input=input).stdout
 
 
-def load_baseline():
-    """Today's engine, from git at BASELINE_COMMIT (None when it cannot be loaded)."""
+def load_baseline(commit: str = BASELINE_COMMIT):
+    """Main's review engine at ``commit`` (None when it cannot be loaded): the whole package at
+    that commit, from git, imported under another name (``wlbase``), so that every review module
+    it is made of is the baseline's own. It reads the same index as the new engine."""
     try:
-        source = subprocess.run(
-            ["git", "-C", str(ROOT), "show", f"{BASELINE_COMMIT}:server/whylens/retrieval/review.py"],
-            capture_output=True, check=True, text=True).stdout
-        module = types.ModuleType("whylens_review_baseline")
-        sys.modules[module.__name__] = module  # dataclasses look their module up
-        exec(compile(source, f"review.py@{BASELINE_COMMIT}", "exec"), module.__dict__)  # noqa: S102
-        return module
-    except (subprocess.CalledProcessError, ImportError, SyntaxError) as exc:
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "server/whylens"],
+                                 capture_output=True, check=True).stdout
+        folder = Path(tempfile.mkdtemp(prefix="whylens-baseline-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(folder, filter="data")
+        package = folder / "wlbase"
+        (folder / "server" / "whylens").rename(package)
+        for source in package.rglob("*.py"):
+            text = source.read_text(encoding="utf-8")
+            source.write_text(re.sub(r"^(\s*)(from|import)\s+whylens\b", r"\1\2 wlbase", text, flags=re.M),
+                              encoding="utf-8")
+        sys.path.insert(0, str(folder))
+        return importlib.import_module("wlbase.retrieval.review")
+    except (subprocess.CalledProcessError, ImportError, SyntaxError, OSError, tarfile.TarError) as exc:
         print(f"baseline engine unavailable: {exc}", file=sys.stderr)
         return None
 
@@ -175,10 +192,11 @@ def as_dict(s) -> dict:
 def run_engines(git_repo, reader, base: str, head: str, floor: float, baseline) -> tuple[list, list, int]:
     changes = diff_changes(git_repo, base, head)
     read_head, read_base = revision_reader(git_repo, head), revision_reader(git_repo, base)
+    patches, message = history_patches(git_repo), change_message(git_repo, base, head)
     new = review(reader, git_repo.root, changes, read_head, gate=floor, cap=1000,
-                 read_base=read_base, patches=history_patches(git_repo),
-                 message=change_message(git_repo, base, head))
-    old = baseline.review(reader, git_repo.root, changes, read_head) if baseline else []
+                 read_base=read_base, patches=patches, message=message)
+    old = baseline.review(reader, git_repo.root, changes, read_head, gate=floor, cap=1000,
+                          read_base=read_base, patches=patches, message=message) if baseline else []
     code = sum(1 for c in changes if (v := file_view(c, read_head, read_base)) is not None and v.hunks)
     return [as_dict(s) for s in new], [as_dict(s) for s in old], code
 
@@ -221,11 +239,12 @@ def main() -> None:
     parser.add_argument("--reapply", action="store_true", help="also the re-applied revert set")
     parser.add_argument("--no-cases", action="store_true", help="only the re-applied revert set")
     parser.add_argument("--save", required=True, help="write the results here (JSON)")
+    parser.add_argument("--baseline", default=BASELINE_COMMIT, help="the baseline engine's commit")
     args = parser.parse_args()
     repo, name = args.repo, args.name or Path(args.repo).parent.name.split("+")[-1]
     since = int(datetime.fromisoformat(args.since).replace(tzinfo=timezone.utc).timestamp())
     started, cpu_started = time.perf_counter(), time.process_time()
-    baseline = load_baseline()
+    baseline = load_baseline(args.baseline)
 
     with tempfile.TemporaryDirectory(prefix="whylens-replay-") as tmp:
         head_index = Path(tmp) / "head"
@@ -312,7 +331,8 @@ def main() -> None:
             results.append(row)
 
     out = {"repo": repo, "name": name, "head": git(repo, "rev-parse", "HEAD").strip(),
-           "args": vars(args), "gate": GATE, "baseline": BASELINE_COMMIT,
+           "args": vars(args), "gate": GATE, "baseline": args.baseline,
+           "baseline_gate": getattr(baseline, "GATE", None),
            "n_ordinary": len(ordinary), "n_cases": len(cases), "index_runs": dict(modes),
            "seconds": round(time.perf_counter() - started), "cpu_seconds": round(time.process_time() - cpu_started),
            "results": results}

@@ -3,7 +3,7 @@
     python bench/score_review.py bench/out/requests.json [--gate 0.7] \
         [--labels bench/labels/review-requests.tsv] [--todo to-label.tsv] [--offset co-change=-0.1]
 
-For the new engine and today's (the baseline, at its own gate 0.6), from the same run:
+For the new engine and the baseline (main's engine at its own gate), from the same run:
 - recall: the share of cases (later reverted / soon fixed) with a suggestion at the gate on a
   symbol the later revert or fix touched — or, for a co-change suggestion, naming a file or symbol
   the later revert or fix touched (the partner the change left out);
@@ -29,7 +29,7 @@ from pathlib import Path
 from whylens.models import Suggestion
 from whylens.retrieval.review import DEFAULT_CAP, GATE, select
 
-BASELINE_GATE = 0.6
+BASELINE_GATE = 0.6  # the pre-issue-15 engine's gate, for replays saved without ``baseline_gate``
 FIELDS = ["target", "set", "path", "line", "kind", "confidence", "evidence", "body", "label", "note"]
 
 
@@ -105,7 +105,12 @@ def pct(pair) -> str:
     return f"{a}/{b} = {a / b:.0%}" if b else f"{a}/0"
 
 
-def reapply(data: dict, gate: float, offsets: dict) -> None:
+def caught_by(r: dict, engine: str, gate: float, offsets: dict) -> bool:
+    shown = at_gate(r[engine], gate, offsets if engine == "new" else {})
+    return any(s["kind"] == "reintroduces-revert" and r["pair"]["revert"] in s["evidence"] for s in shown)
+
+
+def reapply(data: dict, gate: float, offsets: dict, baseline_gate: float) -> None:
     for what in ("reapply-revert", "reapply-child"):
         rows = [r for r in data["results"] if r["set"] == what]
         if not rows:
@@ -117,16 +122,14 @@ def reapply(data: dict, gate: float, offsets: dict) -> None:
         binary = sum(1 for r in rows if r.get("applied") and not code(r))
         caught, missed = 0, []
         for r in applied:
-            shown = at_gate(r["new"], gate, offsets)
-            if any(s["kind"] == "reintroduces-revert" and r["pair"]["revert"] in s["evidence"] for s in shown):
+            if caught_by(r, "new", gate, offsets):
                 caught += 1
             else:
                 missed.append(r)
-        old = sum(1 for r in applied if r["old"])
+        old = sum(1 for r in applied if caught_by(r, "old", baseline_gate, {}))
         print(f"  {what:15} {len(rows)} reverts, {len(applied)} applied with code changes "
               f"({binary} binary or layout only, {undone} with the revert already undone): "
-              f"caught {pct((caught, len(applied)))}"
-              f"  (baseline: any comment at all on {old})")
+              f"caught {pct((caught, len(applied)))}  (baseline: {pct((old, len(applied)))})")
         for r in missed:
             best = max((s["confidence"] for s in r["new"] if r["pair"]["revert"] in s["evidence"]), default=None)
             print(f"    missed {r['pair']['revert'][:10]} {r['pair']['subject'][:70]!r} (best {best})")
@@ -151,9 +154,10 @@ def main() -> None:
         print(f"{data['name']} (HEAD {data['head'][:10]}): {data['n_cases']} cases, {data['n_ordinary']} "
               f"ordinary; replay {data['seconds']} s; review p50 {statistics.median(seconds or [0]):.2f} s, "
               f"max {max(seconds or [0]):.2f} s; labels {labels_path}")
-        for engine, gate in (("old", BASELINE_GATE), ("new", args.gate)):
+        baseline_gate = data.get("baseline_gate") or BASELINE_GATE
+        for engine, gate in (("old", baseline_gate), ("new", args.gate)):
             m = score(data, engine, gate, offsets, labels)
-            title = "today's engine" if engine == "old" else "new engine"
+            title = f"baseline {data.get('baseline', '')}" if engine == "old" else "new engine"
             print(f"  {title:15} gate {gate:.2f}: recall {pct(m['recall'])} {m['recall_by_kind']}; "
                   f"precision {pct(m['precision'])} (ordinary {pct(m['precision_ordinary'])}); "
                   f"{m['per100']:.1f} comments / 100 ordinary; {len(m['unlabelled'])} unlabelled")
@@ -164,7 +168,7 @@ def main() -> None:
                 m = score(data, "new", threshold, offsets, labels)
                 print(f"    ≥ {threshold:.2f}: recall {pct(m['recall'])}, precision {pct(m['precision'])}, "
                       f"{m['per100']:.1f} / 100, unlabelled {len(m['unlabelled'])}")
-        reapply(data, args.gate, offsets)
+        reapply(data, args.gate, offsets, baseline_gate)
     if args.todo:
         seen = set()
         with open(args.todo, "w", newline="", encoding="utf-8") as handle:

@@ -2,8 +2,9 @@
 
 A Fact counts when it states a rule (must / never / always / ensure …), its commit was not
 reverted, no record anchored to the symbol marks it superseded or reverted, and no newer Fact
-of the symbol restates it (the newest wording wins). It is matched against the added code and the
-change's message:
+of the symbol restates it (the newest wording wins). It is matched against the added code (comment
+lines and docstrings left out) and the change's message; a Fact that names code must share one of
+those names with the added code:
 
 - lexically (always): distinctive names both mention, and content words both use (light stemming,
   so "retries" meets ``retry``);
@@ -26,6 +27,7 @@ from whylens.retrieval.citations import change_ref
 from whylens.retrieval.evidence import item_text, record_outcome
 from whylens.retrieval.review_context import ReviewContext
 from whylens.retrieval.review_hunks import ChangedSymbol
+from whylens.retrieval.review_tokens import code_only
 from whylens.retrieval.text import (
     CODE_WORDS, STOP_WORDS, content_words, identifier_hits, identifiers, split_identifier,
 )
@@ -93,16 +95,20 @@ def current_facts(ctx: ReviewContext, facts: list[Unit], records: list[Record]) 
 def constraints(ctx: ReviewContext, where: ChangedSymbol, facts: list[Unit], message: str) -> None:
     """0.4 + 0.15 per shared name (two) + 0.15 for three shared words with the added code (0.05
     for two) + 0.1 when the change's message shares two words with the Fact (+ 0.1 semantic, when
-    calibrated). A Fact needs a shared name, three shared words, or words shared with the code
-    that the message completes to three."""
+    calibrated). Only the added code counts (comment lines and docstrings do not: a reworded
+    docstring keeps every rule). A Fact that names code (distinctive identifiers) needs the added
+    code to name one of them; a Fact in plain words needs three shared words, or words shared with
+    the code that the message completes to three."""
     own = set(split_identifier(where.symbol.name)) if where.symbol else set()
     own_names = {where.symbol.name.lower(), where.symbol.short_name.lower()} if where.symbol else set()
-    code_words = stems(where.added) - own
+    added = code_only(where.added, where.path)
+    code_words = stems(added) - own
     message_words = stems(message) - own
-    added_ids = identifiers(where.added, distinct_only=True) - own_names
+    added_ids = identifiers(added, distinct_only=True) - own_names
     for fact in facts:
         text = item_text(fact)
-        names = identifier_hits(identifiers(text, distinct_only=True) - own_names, added_ids)
+        fact_ids = identifiers(text, distinct_only=True) - own_names
+        names = identifier_hits(fact_ids, added_ids)
         fact_words = stems(text) - own
         with_code = fact_words & code_words
         with_message = fact_words & message_words
@@ -110,6 +116,8 @@ def constraints(ctx: ReviewContext, where: ChangedSymbol, facts: list[Unit], mes
         if SEMANTIC_MIN is not None:  # off until calibrated: no vectors computed for nothing
             cosine = semantic_similarity(text, f"{message}\n{' '.join(sorted(code_words))}")
             semantic = cosine is not None and cosine >= SEMANTIC_MIN
+        if fact_ids and not names:
+            continue  # the rule is about code this change does not name
         if not (names or len(with_code) >= 3 or semantic
                 or with_code and len(with_code | with_message) >= 3):
             continue

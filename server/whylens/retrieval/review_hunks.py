@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 
 from whylens.models import FileChange, Hunk, Symbol
 from whylens.symbols.skip import MAX_SOURCE_BYTES
-from whylens.retrieval.review_tokens import cosmetic
+from whylens.retrieval.review_tokens import block_starts, cosmetic
 from whylens.symbols.languages import language_for_path
 from whylens.symbols.outline import outline, symbol_at
 
@@ -79,13 +79,16 @@ def file_view(change: FileChange, read_head: TextReader, read_base: TextReader |
     removed: list[tuple[int, str]] = []
     kept: list[Hunk] = []
     code = language_for_path(change.path) is not None and base is not None
+    head_blocks = block_starts(lines, change.path) if code else []
+    base_blocks = block_starts(old_lines, change.path) if code else []
     for hunk in change.hunks:
         new = [(n, lines[n - 1]) for n in range(hunk.new_start, hunk.new_start + hunk.new_count)
                if 0 < n <= len(lines)]
         old = [(n, old_lines[n - 1]) for n in range(hunk.old_start, hunk.old_start + hunk.old_count)
                if 0 < n <= len(old_lines)]
-        if code and cosmetic([t for _, t in old], [t for _, t in new], change.path):
-            continue  # re-formatted, re-commented or re-worded: no code changed here
+        if code and cosmetic([t for _, t in old], [t for _, t in new], change.path,
+                             bool(old) and base_blocks[old[0][0] - 1], bool(new) and head_blocks[new[0][0] - 1]):
+            continue  # re-formatted, re-commented or re-worded (a docstring too): no code changed here
         kept.append(hunk)
         added += new
         removed += old

@@ -83,19 +83,59 @@ def tokens(line: str, style: str = "slash") -> list[str]:
     return out
 
 
+def code_only(text: str, path: str) -> str:
+    """The lines of ``text`` (consecutive lines of ``path``) that hold code: comment lines and
+    the lines of block strings (docstrings) and prose messages are left out."""
+    style = comment_style(path)
+    kept = []
+    in_block = False
+    for line in text.split("\n"):
+        code = False
+        for token in tokens(line, style):
+            if token == BLOCK:
+                in_block = not in_block
+            elif not in_block and not (token.startswith('"') and token.count(" ") >= 2) \
+                    and (token[0].isalnum() or token[0] in '_$"'):
+                code = True  # a name, a number or a literal: not only operators
+        if code:
+            kept.append(line)
+    return "\n".join(kept)
+
+
 _LAYOUT = frozenset(",();\\")  # what formatters add and remove (trailing commas, wraps, semicolons)
 
 
-def cosmetic(removed: Iterable[str], added: Iterable[str], path: str) -> bool:
+def cosmetic(removed: Iterable[str], added: Iterable[str], path: str,
+             removed_in_block: bool = False, added_in_block: bool = False) -> bool:
     """The removed and added lines are the same code: only layout, comments or prose strings
-    (docstrings, messages of three words or more) differ."""
+    (docstrings, messages of three words or more) differ. ``*_in_block``: the lines start inside
+    a block string (a hunk in the middle of a docstring; ``block_starts`` tells)."""
     style = comment_style(path)
-    return _shape(removed, style) == _shape(added, style)
+    return _shape(removed, style, removed_in_block) == _shape(added, style, added_in_block)
 
 
-def _shape(lines: Iterable[str], style: str) -> list[str]:
+_BLOCK_STRING_ENDINGS = frozenset("py pyi pyx".split())  # where ''' and """ open a block string
+
+
+def block_starts(lines: Sequence[str], path: str) -> list[bool]:
+    """For each line of a file, whether it starts inside a block string (a docstring). Only
+    Python's: elsewhere three quotes in a row are two strings side by side (``'"' + x``)."""
+    if path.rsplit(".", 1)[-1].lower() not in _BLOCK_STRING_ENDINGS:
+        return [False] * len(lines)
+    style = comment_style(path)
     out = []
-    in_block = False  # inside a multi-line block string (a docstring)
+    in_block = False
+    for line in lines:
+        out.append(in_block)
+        for token in tokens(line, style):
+            if token == BLOCK:
+                in_block = not in_block
+    return out
+
+
+def _shape(lines: Iterable[str], style: str, in_block: bool = False) -> list[str]:
+    """The code tokens of ``lines`` (``in_block``: they start inside a block string)."""
+    out = []
     for line in lines:
         for token in tokens(line, style):
             if token == BLOCK:

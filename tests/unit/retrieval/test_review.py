@@ -41,18 +41,24 @@ def test_reintroducing_a_fixed_failure_in_a_new_symbol(pool_repo):
     repo, shas, reader = pool_repo
     added = "\n\ndef fetch_all(pool, urls):\n    conn = pool.get()\n    return [conn.open(u) for u in urls]\n"
     repo.write("src/pool.py", POOL_V5 + added)
-    out = _review(repo, reader)
+    # a neighbour's pitfall (one name in a code span) sits under the calibrated gate (review3:
+    # the pitfall at the gate on the tune replays was noise); a caller with a lower gate gets it
+    assert [s for s in _review(repo, reader) if s.kind == "reintroduces-pitfall"] == []
+    out = _review(repo, reader, gate=0.4)
     hits = [s for s in out if s.kind == "reintroduces-pitfall"]
     assert len(hits) == 1
     assert hits[0].symbol == "fetch_all" and "`pool.get`" in hits[0].body
     assert shas["deadlock"] in hits[0].evidence
+    assert hits[0].confidence == round(0.65 + KIND_SHIFT["reintroduces-pitfall"], 3)
 
 
 def test_reintroducing_it_in_the_same_symbol_is_more_confident(pool_repo):
     repo, shas, reader = pool_repo
     repo.write("src/pool.py", POOL_V5.replace("pool.try_get(timeout=5)", "pool.get()"))
     own = [s for s in _review(repo, reader) if s.kind == "reintroduces-pitfall"]
-    assert own and own[0].symbol == "fetch" and own[0].confidence > 0.6
+    # its own pitfall reaches the gate where a neighbour's does not (test above)
+    assert own and own[0].symbol == "fetch" and own[0].confidence >= GATE
+    assert own[0].confidence == round(0.75 + KIND_SHIFT["reintroduces-pitfall"], 3)
 
 
 def test_nothing_confident_means_no_suggestions(pool_repo):

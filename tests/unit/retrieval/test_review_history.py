@@ -9,7 +9,11 @@ from whylens.history.diff import diff_changes
 from whylens.history.repo import open_repository
 from whylens.index.store import IndexStore
 from whylens.pipeline import run_index
-from whylens.retrieval.review import GATE, review
+from whylens.models import Suggestion, Symbol, Unit
+from whylens.retrieval.review import GATE, _one_constraint, review
+from whylens.retrieval.review_constraints import constraints
+from whylens.retrieval.review_context import ReviewContext
+from whylens.retrieval.review_hunks import ChangedSymbol
 
 from histories import indexed_branch
 from retrieval.retry_history import (
@@ -219,3 +223,37 @@ def test_deleting_again_a_function_a_revert_restored(make_repo, index_dir):
         found = _kind(_review(repo, reader), "reintroduces-revert")
     assert [(s.evidence, s.side, s.line, s.symbol) for s in found] == [
         ((drop, back), "LEFT", 1, "register_error_handler")]
+
+
+def test_a_fact_naming_code_counts_only_when_the_added_code_names_it(retry_repo):
+    _repo, shas, reader = retry_repo
+    rule = "Never call session.get without a timeout: a silent server hangs fetch forever."
+    fact = Unit(id="f-timeout", type="fact", title=rule, content=rule, weight=1.0, context=rule,
+                commit=shas["timeout"], author="a", date="2024-01-01T00:00:00+00:00", symbols=("fetch",))
+    fetch = Symbol("fetch", "function", 10, 17)
+
+    def matched(added: str, message: str = "") -> list:
+        ctx = ReviewContext(reader)
+        constraints(ctx, ChangedSymbol("src/client.py", fetch, 12, "RIGHT", added), [fact], message)
+        return ctx.out
+
+    # the same words, but not the code the rule names: silent (the old rule spoke on three words)
+    assert matched("            wait_forever = server_timeout(silent)") == []
+    # the name in a comment or a docstring only: silent too
+    assert matched('            # session.get must have a timeout\n'
+                   '            """Calls session.get with a timeout."""\n'
+                   "            wait_forever = server_timeout(silent)") == []
+    said = matched("            return session.get(url)")
+    assert [s.evidence[0] for s in said] == ["f-timeout"] and "session.get" in said[0].body
+
+
+def test_a_change_gets_one_constraint_its_best():
+    def rule(path, line, confidence, fact):
+        return Suggestion(path=path, line=line, side="RIGHT", kind="constraint", body=fact,
+                          confidence=confidence, evidence=(fact,))
+    other = Suggestion(path="a.py", line=1, side="RIGHT", kind="rewrites-fix", body="b",
+                       confidence=0.7, evidence=("sha",))
+    found = [rule("a.py", 3, 0.6, "f1"), other, rule("b.py", 9, 0.75, "f2"), rule("a.py", 5, 0.75, "f3")]
+    kept = _one_constraint(found)
+    assert other in kept and [s.evidence for s in kept if s.kind == "constraint"] == [("f3",)]
+    assert _one_constraint([other]) == [other]

@@ -7,7 +7,8 @@ import random
 import pytest
 
 from whylens.retrieval.review_tokens import (
-    K, WINDOW, comment_style, fingerprint, fingerprint_in_context, tokens,
+    K, WINDOW, block_starts, code_only, comment_style, cosmetic, fingerprint, fingerprint_in_context,
+    tokens,
 )
 
 
@@ -68,3 +69,27 @@ def test_a_one_token_change_is_recognised_by_its_neighbours_blank_lines_skipped(
     elsewhere = fingerprint_in_context([(2, "    raise e")], {1: "try:", 2: "    raise e", 3: "x = 1"},
                                        "other.py", winnow=False)
     assert not removed.keys() & elsewhere.keys()  # the same line in another place is not it
+
+
+def test_a_hunk_in_the_middle_of_a_docstring_is_prose():
+    source = ['def get(url, params=None):', '    """Send a GET request.', '',
+              '    :param params: (optional) Dictionary or bytes.', '    """', '    return url']
+    starts = block_starts(source, "api.py")
+    assert starts == [False, False, True, True, True, False]
+    old = ["    :param params: (optional) Dictionary or bytes."]
+    new = ["    :param params: (optional) Dictionary, list of tuples", "        or bytes."]
+    assert cosmetic(old, new, "api.py", removed_in_block=True, added_in_block=True)
+    assert not cosmetic(old, new, "api.py")  # read as code, the words differ
+    assert not cosmetic(["    return url"], ["    return url + params"], "api.py")
+
+
+def test_code_only_leaves_out_comments_and_docstrings():
+    text = '    """Must never retry.\n\n    session.get(url) says so.\n    """\n    # session.get\n' \
+           '    return session.get(url)  # tail\n    log("a message in words")\n    }'
+    assert code_only(text, "client.py") == '    return session.get(url)  # tail\n    log("a message in words")'
+    assert code_only("/* never\n * session.get\n */\nvar a = b;", "a.js") == "var a = b;"
+
+
+def test_three_quotes_in_a_row_open_no_block_outside_python():
+    source = ["function link(rel) {", "  return '<' + x + '>; rel=\"' + rel + '\"';", "}", "var a = b;"]
+    assert block_starts(source, "lib/response.js") == [False] * 4
