@@ -10,7 +10,9 @@ documents' prior and the gate then re-scores them. A setting is feasible when it
 pass the gate (the hint must not fire on any error in a function only because it has history),
 nor a generic builtin failure name (``TypeError``) with the failing symbol, while a specific
 one (``PoolExhaustedError``) with the failing symbol or search's first hit passes (the table of
-tests/unit/retrieval/test_pitfalls.py); the best feasible one puts a relevant commit in the top 3 for the most known errors (ties: the higher gate). The held-out repositories are never opened.
+tests/unit/retrieval/test_pitfalls.py); the best feasible one puts a relevant commit in the
+top 3 for the most known errors (ties: the higher gate). The held-out repositories are never
+opened.
 """
 
 from __future__ import annotations
