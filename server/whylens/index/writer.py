@@ -251,7 +251,12 @@ class IndexWriter:
         # One serial Whoosh writer: procs=2 + multisegment measured slower here (20k units: flush
         # 13.3 s against 11.1 s on the shared 2-core box, then +16 s to merge its 2 segments).
         simple = self.fresh and not self._deletes and not (self._written & self._pending.keys())
-        writer = self._ix.writer()
+        # A rebuild's flushes are merged into one segment at commit (while it stays small enough
+        # to be): until then they skip assembling a compound file (a copy of the segment), and the
+        # merge reads them without its per-read layer (-15% of the indexer's CPU on requests).
+        interim = (self.fresh and not final
+                   and self.counters["documents"] + len(docs) <= OPTIMIZE_MAX_DOCS)
+        writer = self._ix.writer(compound=not interim)
         try:
             for doc_id in self._deletes:
                 writer.delete_by_term("id", doc_id)

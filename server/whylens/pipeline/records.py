@@ -21,7 +21,6 @@ from pathlib import Path
 
 from whylens.errors import WhyLensError
 from whylens.models import Commit, Record, SymbolEvent
-from whylens.records.github import load_export, merge_tracker
 from whylens.records.history import build_records, coalesce_with
 from whylens.records.reverts import revert_pairs
 
@@ -81,6 +80,8 @@ class RecordWindows:
 
     def _with_export(self) -> None:
         assert self._export is not None
+        from whylens.records.github import load_export, merge_tracker  # only with an export
+
         commits = list(self._commits)
         records = build_records(commits, self._events)
         try:
