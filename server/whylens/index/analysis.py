@@ -22,6 +22,7 @@ from whylens.gitcli import text_of_os_path
 # A word, an identifier, a dotted or kebab name, a version: runs of \w joined by "." or "-".
 _TOKEN = re.compile(r"\w+(?:[.\-]\w+)*")
 _HEXISH = re.compile(r"^(?=.*\d)[0-9a-f]{7,40}$")
+TOKEN_CACHE = 32_768  # tokens whose terms are kept (about 10 MB at most)
 MAX_TOKEN = 64  # longer runs are base64, hashes or minified code: not words anyone searches
 
 # English function words, question words, and commit boilerplate that says nothing about intent.
@@ -134,7 +135,7 @@ def text_terms(text: str) -> Iterator[str]:
         yield from _token_terms(match.group(0))
 
 
-@lru_cache(maxsize=131_072)
+@lru_cache(maxsize=TOKEN_CACHE)
 def _token_terms(token: str) -> tuple[str, ...]:
     """The index terms of one ``_TOKEN`` match (cached: a history repeats its words, and
     splitting and stemming each occurrence was most of the indexer's analysis time)."""

@@ -208,7 +208,7 @@ def _is_noise_line(stripped: str) -> bool:
     )
 
 
-@lru_cache(maxsize=16_384)
+@lru_cache(maxsize=4_096)
 def clean_inline(text: str) -> str:
     """Inline cleaning of one paragraph or sentence (see the module docstring). Cached: unit
     extraction, the decision records and commit documents clean the same subjects and

@@ -17,6 +17,7 @@ at run time.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -136,7 +137,7 @@ def sentence_features(sentence: str, *, from_subject: bool, index: int,
     return feats
 
 
-@lru_cache(maxsize=16_384)
+@lru_cache(maxsize=4_096)
 def _text_features(sentence: str) -> frozenset[str]:
     """The features of the sentence's own text (cached: a commit's sentences are classified
     for its units and again for the decision record its work becomes)."""
@@ -150,7 +151,7 @@ def _text_features(sentence: str) -> frozenset[str]:
             feats.add(f"first2:{tokens[0]}_{tokens[1]}")
     _cue_features(sentence, feats)
     _shape_features(sentence, tokens, feats)
-    return frozenset(feats)
+    return frozenset(sys.intern(f) for f in feats)  # the cached sets share their strings
 
 
 def _cue_features(sentence: str, feats: set[str]) -> None:
