@@ -36,6 +36,11 @@ OPTIMIZE_MAX_DOCS = 30_000
 SMALL_REST_DOCS = 2_000  # an update leaving fewer documents beside the biggest segment merges small ones
 
 
+POOL_MB = 128  # Whoosh's posting pool (its own estimate; about twice that in RSS), then runs on disk
+# A rebuild's last batch goes into the writer that merges every segment: its pool holds both,
+# so it spills earlier (redis: the indexer's peak was 327 MB with 128 here, 281 MB before).
+MERGE_POOL_MB = 64
+
 _MEANING = "_meaning"  # a queued document's text to embed (not a Whoosh field)
 MAX_THREAD_CHARS = 20_000  # of a record's tracker thread, indexed for search
 
@@ -256,7 +261,8 @@ class IndexWriter:
         # merge reads them without its per-read layer (-15% of the indexer's CPU on requests).
         interim = (self.fresh and not final
                    and self.counters["documents"] + len(docs) <= OPTIMIZE_MAX_DOCS)
-        writer = self._ix.writer(compound=not interim)
+        writer = self._ix.writer(compound=not interim, limitmb=(
+            MERGE_POOL_MB if final and self.fresh else POOL_MB))
         try:
             for doc_id in self._deletes:
                 writer.delete_by_term("id", doc_id)
