@@ -22,6 +22,7 @@ from whylens.gitcli import text_of_os_path
 # A word, an identifier, a dotted or kebab name, a version: runs of \w joined by "." or "-".
 _TOKEN = re.compile(r"\w+(?:[.\-]\w+)*")
 _HEXISH = re.compile(r"^(?=.*\d)[0-9a-f]{7,40}$")
+TOKEN_CACHE = 32_768  # tokens whose terms are kept (about 10 MB at most)
 MAX_TOKEN = 64  # longer runs are base64, hashes or minified code: not words anyone searches
 
 # English function words, question words, and commit boilerplate that says nothing about intent.
@@ -131,14 +132,17 @@ def word_groups(text: str) -> list[WordGroup]:
 def text_terms(text: str) -> Iterator[str]:
     """Every index term of ``text`` in order (what the text analyzer emits, stop words dropped)."""
     for match in _TOKEN.finditer(clean_text(text)):
-        raw = match.group(0).strip(".-")
-        if not raw or len(raw) > MAX_TOKEN:
-            continue
-        if raw.lower() in STOP_WORDS:
-            continue
-        for term in ident_tokens(raw):
-            if len(term) >= 2 and term not in STOP_STEMS:
-                yield term
+        yield from _token_terms(match.group(0))
+
+
+@lru_cache(maxsize=TOKEN_CACHE)
+def _token_terms(token: str) -> tuple[str, ...]:
+    """The index terms of one ``_TOKEN`` match (cached: a history repeats its words, and
+    splitting and stemming each occurrence was most of the indexer's analysis time)."""
+    raw = token.strip(".-")
+    if not raw or len(raw) > MAX_TOKEN or raw.lower() in STOP_WORDS:
+        return ()
+    return tuple(term for term in ident_tokens(raw) if len(term) >= 2 and term not in STOP_STEMS)
 
 
 def path_terms(value: str) -> Iterator[str]:

@@ -20,6 +20,7 @@ is a code snippet and is dropped. Backticks never survive, and no placeholder is
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # Trailer keys (git interpret-trailers style and common PR tooling); matched case-insensitively.
 TRAILER_KEYS = (
@@ -207,8 +208,11 @@ def _is_noise_line(stripped: str) -> bool:
     )
 
 
+@lru_cache(maxsize=4_096)
 def clean_inline(text: str) -> str:
-    """Inline cleaning of one paragraph or sentence (see the module docstring)."""
+    """Inline cleaning of one paragraph or sentence (see the module docstring). Cached: unit
+    extraction, the decision records and commit documents clean the same subjects and
+    paragraphs (on psf/requests 16,196 calls for 6,236 distinct texts)."""
     spans: list[str] = []  # kept code spans, protected from the passes below
     text = _CODE_SPAN.sub(lambda m: _code_span(m, spans), text)
     text = text.replace("`", "")

@@ -17,8 +17,10 @@ at run time.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from whylens.knowledge import cues, heuristics
 from whylens.knowledge.substance import is_substantive
@@ -127,6 +129,18 @@ def stem(word: str) -> str:
 def sentence_features(sentence: str, *, from_subject: bool, index: int,
                       kind: CommitKind) -> set[str]:
     """The feature names of one cleaned sentence in its commit."""
+    feats = set(_text_features(sentence))
+    where = "subject" if from_subject else "body"
+    feats.add(f"pos:{where}")
+    feats.add(f"pos:{where}:{min(index, 4)}")
+    _kind_features(sentence, from_subject, kind, feats)
+    return feats
+
+
+@lru_cache(maxsize=4_096)
+def _text_features(sentence: str) -> frozenset[str]:
+    """The features of the sentence's own text (cached: a commit's sentences are classified
+    for its units and again for the decision record its work becomes)."""
     feats = {"bias"}
     tokens = words(sentence)
     feats.update(f"w:{t}" for t in tokens)
@@ -137,11 +151,7 @@ def sentence_features(sentence: str, *, from_subject: bool, index: int,
             feats.add(f"first2:{tokens[0]}_{tokens[1]}")
     _cue_features(sentence, feats)
     _shape_features(sentence, tokens, feats)
-    where = "subject" if from_subject else "body"
-    feats.add(f"pos:{where}")
-    feats.add(f"pos:{where}:{min(index, 4)}")
-    _kind_features(sentence, from_subject, kind, feats)
-    return feats
+    return frozenset(sys.intern(f) for f in feats)  # the cached sets share their strings
 
 
 def _cue_features(sentence: str, feats: set[str]) -> None:

@@ -120,9 +120,10 @@ def run_index(
         links = WebLinks.from_remote(repo.remote_url() or "")
 
         with contextlib.ExitStack() as stack:
-            # What earlier runs stored: skipped when resuming.
-            previous = None if mode == "full" else stack.enter_context(
-                contextlib.closing(store.reader()))
+            # What a killed run stored: skipped when resuming (only then is a reader opened:
+            # it imports and opens the search side, a third of a one-commit update's time).
+            resumed = stack.enter_context(contextlib.closing(store.reader())) \
+                if mode == "resumed" else None
             blobs = stack.enter_context(BlobReader(repo))
             writer = stack.enter_context(store.writer(rebuild=(mode == "full")))
             writer.set_meta(pipeline_version=PIPELINE_VERSION, repo=str(repo.root), rev=rev,
@@ -143,7 +144,6 @@ def run_index(
             # A first run (even resumed) writes blame as it goes; a later one replaces it.
             last = prior_meta.get("last_sha") if mode != "full" else None
             blame = IncrementalBlame(repo, last) if last else None
-            resumed = previous if mode == "resumed" else None
             if resumed is not None:
                 _forget_vanished(repo, writer, resumed, head)
             windows = RecordWindows(writer, prior_meta.get("github_export"), mode == "full")

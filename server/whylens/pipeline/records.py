@@ -21,7 +21,6 @@ from pathlib import Path
 
 from whylens.errors import WhyLensError
 from whylens.models import Commit, Record, SymbolEvent
-from whylens.records.github import load_export, merge_tracker
 from whylens.records.history import build_records, coalesce_with
 from whylens.records.reverts import revert_pairs
 
@@ -59,14 +58,18 @@ class RecordWindows:
     def _round(self, final: bool) -> None:
         commits = list(self._commits)
         position = {c.sha: n for n, c in enumerate(commits)}  # 0: the newest
-        built = build_records(commits, self._events)
-        # a record is written once its newest commit is in the first chunk: all of its
-        # commits in this window are here, older ones come as a record of the same id later
-        kept = [r for r in built if final or min(
-            (position[sha] for sha in r.fixing_commits if sha in position),
-            default=len(commits)) < self._window]
-        kept = [r for r in kept if not (set(r.fixing_commits) <= self._written_before
-                                        and self._writer.stored_record(r.id) is None)]
+
+        def wanted(record_id: str, fixing: tuple[str, ...]) -> bool:
+            # a record is written once its newest commit is in the first chunk: all of its
+            # commits in this window are here, older ones come as a record of the same id
+            # later (the others are not even finished: each commit is in two rounds)
+            if not final and min((position[sha] for sha in fixing if sha in position),
+                                 default=len(commits)) >= self._window:
+                return False
+            return not (set(fixing) <= self._written_before
+                        and self._writer.stored_record(record_id) is None)
+
+        kept = build_records(commits, self._events, wanted)
         records = coalesce_with(kept, self._writer.stored_record)
         self._write(records, revert_pairs(commits))
         self._written_before = {sha for r in records for sha in r.fixing_commits}
@@ -77,6 +80,8 @@ class RecordWindows:
 
     def _with_export(self) -> None:
         assert self._export is not None
+        from whylens.records.github import load_export, merge_tracker  # only with an export
+
         commits = list(self._commits)
         records = build_records(commits, self._events)
         try:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import heapq
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from whylens.history.links import closing_refs, pr_number, revert_subject
@@ -58,8 +59,11 @@ class _Work:
     author: str = ""
 
 
-def build_records(commits: list[Commit], events_by_commit: dict[str, list[SymbolEvent]]) -> list[Record]:
-    """The records of the work in ``commits`` (any order), newest first."""
+def build_records(commits: list[Commit], events_by_commit: dict[str, list[SymbolEvent]],
+                  wanted: Callable[[str, tuple[str, ...]], bool] | None = None) -> list[Record]:
+    """The records of the work in ``commits`` (any order), newest first. ``wanted(id,
+    fixing_commits)``, when given, chooses the records to finish (the rest are left out before
+    their fields are extracted, the costly part)."""
     by_sha = {c.sha: c for c in commits}
     ordered = sorted(commits, key=lambda c: (c.timestamp, c.sha))
     claimed: set[str] = set()
@@ -101,7 +105,8 @@ def build_records(commits: list[Commit], events_by_commit: dict[str, list[Symbol
             work.raw.append(commit.message)
             _add(works, work)
 
-    records = [_finish(w, events_by_commit) for w in works.values()]
+    records = [_finish(w, events_by_commit) for w in works.values()
+               if wanted is None or wanted(w.id, tuple(c.sha for c in w.commits))]
     records.sort(key=lambda r: (r.date, r.id), reverse=True)
     return records
 

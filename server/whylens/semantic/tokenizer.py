@@ -93,9 +93,15 @@ class WordPieceTokenizer:
         return tuple(out)
 
 
+# ASCII control characters are dropped (category Cc), but tab, newline and return become spaces
+_ASCII_NORMALISE = {cp: (" " if chr(cp) in "\t\n\r" else None) for cp in (*range(32), 127)}
+
+
 def _normalise(text: str) -> str:
     """BertNormalizer: drop control characters, whitespace to spaces, space out CJK ideographs,
     strip accents (NFD, drop combining marks), lowercase — in the reference's order."""
+    if text.isascii():  # the same steps, as one table (most of a history's text)
+        return text.translate(_ASCII_NORMALISE).lower()
     chars: list[str] = []
     for ch in text:
         cp = ord(ch)
