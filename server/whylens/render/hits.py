@@ -57,10 +57,13 @@ def human_lines(data: dict[str, Any]) -> list[str]:
 
 def without_title(snippet: str, title: str) -> str:
     """The snippet less the title printed above it: its first sentence when that is the title
-    (a record's title is its subject less trailing PR numbers: "… (#3938) (#3945)")."""
+    (a record's title is its subject less trailing PR numbers: "… (#3938) (#3945)"), or a
+    window cut out of a long title ("…its prose one sentence per line (split …")."""
+    head, sep, rest = snippet.partition(" … ")
+    if title and head.startswith("…") and head.strip("… ") in title:  # a window of the title
+        return rest if sep else ""
     if not title or not snippet.startswith(title):
         return snippet
-    head, sep, rest = snippet.partition(" … ")
     if _REFS_ONLY.match(head[len(title):]):
         return rest if sep else ""
     return snippet[len(title):].lstrip(" …")

@@ -238,6 +238,10 @@ def test_search_output_does_not_repeat_the_title_as_the_first_snippet_sentence()
     assert without_title(title + " (#3945)", title) == ""
     assert without_title("Fix bug … more", "Fix bug") == "more"
     assert without_title("Something else", title) == "Something else"
+    long_title = "Commit documents store their prose one sentence per line, so search is fast"
+    assert without_title("…their prose one sentence per line, so search is fast", long_title) == ""
+    assert without_title("…their prose one sentence … Other words.", long_title) == "Other words."
+    assert without_title("…words the title lacks", long_title) == "…words the title lacks"
     data = {"abstained": False, "results": [{
         "type": "decision", "title": title, "snippet": snippet, "outcome": "landed",
         "commit": "b" * 40, "author": "A", "date": "2024-05-07", "score": 7.2, "url": None}]}
