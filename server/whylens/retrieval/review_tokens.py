@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import zlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 K = 5  # tokens per k-gram
@@ -86,20 +86,9 @@ def tokens(line: str, style: str = "slash") -> list[str]:
 def code_only(text: str, path: str) -> str:
     """The lines of ``text`` (consecutive lines of ``path``) that hold code: comment lines and
     the lines of block strings (docstrings) and prose messages are left out."""
-    style = comment_style(path)
-    kept = []
-    in_block = False
-    for line in text.split("\n"):
-        code = False
-        for token in tokens(line, style):
-            if token == BLOCK:
-                in_block = not in_block
-            elif not in_block and not (token.startswith('"') and token.count(" ") >= 2) \
-                    and (token[0].isalnum() or token[0] in '_$"'):
-                code = True  # a name, a number or a literal: not only operators
-        if code:
-            kept.append(line)
-    return "\n".join(kept)
+    lines = text.split("\n")
+    return "\n".join(line for line, code in zip(lines, _code_tokens(lines, comment_style(path)))
+                     if any(t[0].isalnum() or t[0] in '_$"' for t in code))  # not only operators
 
 
 _LAYOUT = frozenset(",();\\")  # what formatters add and remove (trailing commas, wraps, semicolons)
@@ -134,17 +123,22 @@ def block_starts(lines: Sequence[str], path: str) -> list[bool]:
 
 
 def _shape(lines: Iterable[str], style: str, in_block: bool = False) -> list[str]:
-    """The code tokens of ``lines`` (``in_block``: they start inside a block string)."""
-    out = []
+    """The code tokens of ``lines`` less layout (``in_block``: they start inside a block string)."""
+    return [t for code in _code_tokens(lines, style, in_block) for t in code if t not in _LAYOUT]
+
+
+def _code_tokens(lines: Iterable[str], style: str, in_block: bool = False) -> Iterator[list[str]]:
+    """Per line, its tokens that are code: not the quotes or the inside of a block string (a
+    docstring; ``in_block``: the lines start inside one), not prose (a string of three words or
+    more: a message)."""
     for line in lines:
+        code = []
         for token in tokens(line, style):
             if token == BLOCK:
                 in_block = not in_block
-            elif in_block or token in _LAYOUT or token.startswith('"') and token.count(" ") >= 2:
-                continue  # layout, or prose (a docstring, a message): not code
-            else:
-                out.append(token)
-    return out
+            elif not in_block and not (token.startswith('"') and token.count(" ") >= 2):
+                code.append(token)
+        yield code
 
 
 def _split_ops(text: str) -> list[str]:
