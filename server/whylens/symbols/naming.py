@@ -66,6 +66,15 @@ def go_receiver(text: str) -> str:
     return f"({text})"
 
 
+_GO_RECEIVER = re.compile(r"^\(\*?([^()]+)\)\.")
+
+
+def without_receiver_marks(name: str) -> str:
+    """A Go method named as its documentation writes it: ``(*Server).Serve`` and
+    ``(Server).Serve`` (``go_receiver``'s names) → ``Server.Serve``; other names unchanged."""
+    return _GO_RECEIVER.sub(r"\1.", name)
+
+
 def rust_type(text: str) -> str:
     """The base name of a Rust type: ``&'a mut Vec<T>`` → ``Vec``, ``crate::Foo`` → ``Foo``."""
     text = strip_arguments(_RUST_TYPE_NOISE.sub("", text)).strip()

@@ -6,11 +6,11 @@ all give what parsed, or ``[]``. Symbols come outer before inner, in source orde
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from whylens.models import Symbol
 from whylens.symbols.extract import parse_outline
+from whylens.symbols.naming import without_receiver_marks
 from whylens.symbols.parse import supported
 
 
@@ -49,17 +49,10 @@ def find(symbols: Sequence[Symbol], name: str) -> Symbol | None:
         if symbol.name == name:
             return symbol
     plain = without_receiver_marks(name)
-    same = [s for s in symbols if without_receiver_marks(s.name) == plain]
+    plains = [(s, without_receiver_marks(s.name)) for s in symbols]
+    same = [s for s, p in plains if p == plain]
     if len(same) == 1:
         return same[0]
     suffix = "." + plain.lstrip(".")
-    matches = [s for s in symbols if without_receiver_marks(s.name).endswith(suffix)]
+    matches = [s for s, p in plains if p.endswith(suffix)]
     return matches[0] if len(matches) == 1 else None
-
-
-_RECEIVER = re.compile(r"^\(\*?([^()]+)\)\.")
-
-
-def without_receiver_marks(name: str) -> str:
-    """``(*Server).Serve`` and ``(Server).Serve`` as ``Server.Serve``; other names unchanged."""
-    return _RECEIVER.sub(r"\1.", name)
