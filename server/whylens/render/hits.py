@@ -59,10 +59,12 @@ def without_title(snippet: str, title: str) -> str:
     """The snippet less the title printed above it: its first sentence when that is the title
     (a record's title is its subject less trailing PR numbers: "… (#3938) (#3945)"), or a
     window cut out of a long title ("…its prose one sentence per line (split …")."""
+    if not title:
+        return snippet
     head, sep, rest = snippet.partition(" … ")
-    if title and head.startswith("…") and head.strip("… ") in title:  # a window of the title
+    if head.startswith("…") and head.strip("… ") in title:  # a window of the title
         return rest if sep else ""
-    if not title or not snippet.startswith(title):
+    if not snippet.startswith(title):
         return snippet
     if _REFS_ONLY.match(head[len(title):]):
         return rest if sep else ""
