@@ -10,7 +10,9 @@ collection statistics BM25 reads. Two indexes with equal digests hold the same d
 terms and statistics, so search returns the same hits with the same scores. ``--dump`` writes the
 canonical text the digests are computed from (to diff two builds that differ).
 
-Used to check that the indexer's speed-ups (issue 14) changed nothing an index holds.
+Used to check that the indexer's speed-ups (issue 14) changed nothing an index holds. Units and
+records are compared as the JSON they store (pipeline 2.7 deflates it), so ``--no-version`` (the
+pipeline version left out of ``meta``) compares an index with one built before a storage change.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from pathlib import Path
 
 from whoosh.filedb.filestore import FileStorage
 
+from whylens.index.codec import unpack
+
 TIME_KEYS = {"created", "updated", "indexed_at", "repo"}
 
 
@@ -30,7 +34,7 @@ def current(index_dir: Path) -> Path:
     return index_dir / (index_dir / "CURRENT").read_text().strip()
 
 
-def sidecar_parts(folder: Path) -> dict[str, list[str]]:
+def sidecar_parts(folder: Path, skip_keys: set[str] = TIME_KEYS) -> dict[str, list[str]]:
     conn = sqlite3.connect(f"file:{folder / 'sidecar.sqlite'}?mode=ro", uri=True)
     parts: dict[str, list[str]] = {}
     tables = [r[0] for r in conn.execute(
@@ -38,7 +42,9 @@ def sidecar_parts(folder: Path) -> dict[str, list[str]]:
     for table in tables:
         rows = conn.execute(f"SELECT * FROM {table}").fetchall()
         if table == "meta":
-            rows = [r for r in rows if r[0] not in TIME_KEYS]
+            rows = [r for r in rows if r[0] not in skip_keys]
+        if table in ("units", "records"):  # the stored item as JSON text, however it is stored
+            rows = [tuple(unpack(v) if isinstance(v, bytes) else v for v in r) for r in rows]
         parts[f"sqlite:{table}"] = sorted(repr(r) for r in rows)
     conn.close()
     return parts
@@ -86,9 +92,12 @@ def main() -> None:
     parser.add_argument("--dump", help="write the canonical text here")
     parser.add_argument("--no-segments", action="store_true",
                         help="leave the number of Whoosh segments out")
+    parser.add_argument("--no-version", action="store_true",
+                        help="leave the pipeline version out of meta")
     args = parser.parse_args()
     folder = current(Path(args.index_dir))
-    parts = {**sidecar_parts(folder), **whoosh_parts(folder)}
+    skip = TIME_KEYS | ({"pipeline_version"} if args.no_version else set())
+    parts = {**sidecar_parts(folder, skip), **whoosh_parts(folder)}
     if args.no_segments:
         parts.pop("whoosh:segments")
     dump = []

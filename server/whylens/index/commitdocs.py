@@ -15,6 +15,7 @@ from collections.abc import Iterable
 
 from whylens.index.analysis import clean_text, normalise_path
 from whylens.index.prose import clean_line, search_prose
+from whylens.index.sidecar import COMMIT_EVENTS
 from whylens.models import COMMIT_TYPE, FORMATTING_KIND, Commit, Unit
 
 PREFIX = "msg-"
@@ -51,8 +52,8 @@ def write(conn: sqlite3.Connection, commits: Iterable[Commit]) -> list[Unit]:
             continue
         prose = clean_text(search_prose(commit.body))
         symbols = tuple(r[0] for r in conn.execute(
-            "SELECT DISTINCT symbol FROM events WHERE sha = ? AND tail = symbol AND kind != ? "
-            "ORDER BY symbol LIMIT ?", (commit.sha, FORMATTING_KIND, MAX_SYMBOLS)))
+            f"SELECT DISTINCT e.symbol {COMMIT_EVENTS} AND e.tail = e.symbol AND e.kind != ? "
+            "ORDER BY e.symbol LIMIT ?", (commit.sha, FORMATTING_KIND, MAX_SYMBOLS)))
         files = tuple(dict.fromkeys(normalise_path(c.path) for c in commit.changes))[:MAX_FILES]
         docs.append(Unit(
             id=doc_id(commit.sha), type=COMMIT_TYPE, title=clean_text(clean_line(commit.subject)),
@@ -78,8 +79,8 @@ def load(conn: sqlite3.Connection, ids: list[str]) -> dict[str, Unit]:
         files = tuple(r[0] for r in conn.execute(
             "SELECT path FROM commit_files WHERE sha = ? ORDER BY path LIMIT ?", (sha, MAX_FILES)))
         symbols = tuple(r[0] for r in conn.execute(
-            "SELECT DISTINCT symbol FROM events WHERE sha = ? AND tail = symbol AND kind != ? "
-            "ORDER BY symbol LIMIT ?", (sha, FORMATTING_KIND, MAX_SYMBOLS)))
+            f"SELECT DISTINCT e.symbol {COMMIT_EVENTS} AND e.tail = e.symbol AND e.kind != ? "
+            "ORDER BY e.symbol LIMIT ?", (sha, FORMATTING_KIND, MAX_SYMBOLS)))
         found[item_id] = Unit(
             id=item_id, type=COMMIT_TYPE, title=clean_line(subject or ""), content=prose or "",
             weight=COMMIT_WEIGHT, context="", commit=sha, author=author or "", date=date or "",

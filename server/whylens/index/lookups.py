@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 from whylens.index.analysis import clean_text, normalise_path
 from whylens.index.codec import load_record, load_unit
-from whylens.index.sidecar import BLAME, PATTERN_FILES, has_table
+from whylens.index.sidecar import BLAME, COMMIT_EVENTS, PATTERN_FILES, has_table
 from whylens.models import (
     FORMATTING_KIND, PITFALL_TYPES, CommitInfo, HistoryEntry, KnowledgeCounts, Record, SymbolEvent, Unit,
 )
@@ -47,7 +47,7 @@ def items_sql(table: str, links: str, key: str, n_paths: int) -> str:
     17k units took 6.6 ms instead of 0.2 ms. CROSS JOIN pins the join order.
     """
     sql = (
-        f"SELECT DISTINCT t.id, t.ts, t.json FROM {links} s CROSS JOIN {table} t "
+        f"SELECT DISTINCT t.id, t.ts, t.packed FROM {links} s CROSS JOIN {table} t "
         f"ON t.id = s.{key} WHERE s.tail = ?"
     )
     if n_paths:
@@ -104,10 +104,11 @@ def superseding_candidates(conn, record: Record) -> list[Record]:
     if not record.anchors:
         return []
     anchors = list(record.anchors)
-    sql = (f"SELECT DISTINCT r.json FROM record_symbols s JOIN records r ON r.id = s.record_id "
-           f"WHERE s.tail IN {_in(anchors)} AND s.tail = s.symbol AND r.id != ? "
-           "AND r.json NOT LIKE '%\"supersedes\":[]%'")
-    return [load_record(row[0]) for row in conn.execute(sql, anchors + [record.id])]
+    sql = (f"SELECT DISTINCT r.id, r.packed FROM record_symbols s JOIN records r "
+           f"ON r.id = s.record_id WHERE s.tail IN {_in(anchors)} AND s.tail = s.symbol "
+           "AND r.id != ?")
+    found = (load_record(row[1]) for row in conn.execute(sql, anchors + [record.id]))
+    return [r for r in found if r.supersedes]
 
 
 def _entry(row, kind=None) -> HistoryEntry:
@@ -287,9 +288,9 @@ def co_changes(conn, path: str, recent: int = 200, max_files: int = 30,
         rows = conn.execute(f"SELECT DISTINCT path, NULL, sha FROM commit_files "
                             f"WHERE sha IN {_in(shas)}", shas).fetchall()
     else:
-        rows = conn.execute(f"SELECT DISTINCT path, symbol, sha FROM events WHERE sha IN "
-                            f"{_in(shas)} AND tail = symbol AND kind != ?",
-                            shas + [FORMATTING_KIND]).fetchall()
+        rows = [row for sha in shas for row in conn.execute(
+            f"SELECT DISTINCT e.path, e.symbol, e.sha {COMMIT_EVENTS} AND e.tail = e.symbol "
+            "AND e.kind != ?", (sha, FORMATTING_KIND))]
     together: dict[tuple[str, str | None], list[str]] = {}
     for p, s, sha in rows:
         if (p in aliases and (symbol is None or s == symbol)):
@@ -312,12 +313,12 @@ def co_changes(conn, path: str, recent: int = 200, max_files: int = 30,
 
 
 def iter_units(conn) -> Iterator[Unit]:
-    for (text,) in conn.execute("SELECT json FROM units ORDER BY ts, id"):
+    for (text,) in conn.execute("SELECT packed FROM units ORDER BY ts, id"):
         yield load_unit(text)
 
 
 def iter_records(conn) -> Iterator[Record]:
-    for (text,) in conn.execute("SELECT json FROM records ORDER BY ts, id"):
+    for (text,) in conn.execute("SELECT packed FROM records ORDER BY ts, id"):
         yield load_record(text)
 
 
@@ -326,12 +327,12 @@ def load_items(conn, ids: list[str]) -> dict[str, Unit | Record]:
     found: dict[str, Unit | Record] = {}
     if not ids:
         return found
-    for doc_id, text in conn.execute(f"SELECT id, json FROM units WHERE id IN {_in(ids)}", ids):
+    for doc_id, text in conn.execute(f"SELECT id, packed FROM units WHERE id IN {_in(ids)}", ids):
         found[doc_id] = load_unit(text)
     missing = [i for i in ids if i not in found]
     if missing:
         for doc_id, text in conn.execute(
-            f"SELECT id, json FROM records WHERE id IN {_in(missing)}", missing
+            f"SELECT id, packed FROM records WHERE id IN {_in(missing)}", missing
         ):
             found[doc_id] = load_record(text)
     return found
@@ -396,7 +397,7 @@ def stats(conn, meta: dict, size_bytes: int) -> dict:
 def events_of(conn, sha: str) -> list[SymbolEvent]:
     """The substantive symbol events one commit was indexed with (one row per event, not per
     suffix; formatting events left out: they are never a change)."""
-    rows = conn.execute("SELECT path, symbol, kind, previous FROM events WHERE sha = ? "
-                        "AND tail = symbol AND kind != ? ORDER BY path, symbol, kind",
+    rows = conn.execute(f"SELECT e.path, e.symbol, e.kind, e.previous {COMMIT_EVENTS} "
+                        "AND e.tail = e.symbol AND e.kind != ? ORDER BY e.path, e.symbol, e.kind",
                         (sha, FORMATTING_KIND))
     return [SymbolEvent(sha, path, symbol, kind, previous) for path, symbol, kind, previous in rows]

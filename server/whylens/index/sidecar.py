@@ -30,7 +30,8 @@ CREATE TABLE IF NOT EXISTS commit_files (          -- one row per file a commit 
     sha TEXT, path TEXT, status TEXT, old_path TEXT, PRIMARY KEY (sha, path)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS commit_files_path ON commit_files (path);
 CREATE INDEX IF NOT EXISTS commit_files_old ON commit_files (old_path) WHERE old_path IS NOT NULL;
-CREATE TABLE IF NOT EXISTS units (id TEXT PRIMARY KEY, sha TEXT, ts INTEGER, type TEXT, json TEXT);
+CREATE TABLE IF NOT EXISTS units (               -- packed: codec.dump (deflated JSON)
+    id TEXT PRIMARY KEY, sha TEXT, ts INTEGER, type TEXT, packed BLOB);
 CREATE INDEX IF NOT EXISTS units_sha ON units (sha);
 CREATE INDEX IF NOT EXISTS units_order ON units (ts, id);
 CREATE TABLE IF NOT EXISTS unit_symbols (          -- one row per dotted suffix of each symbol
@@ -39,7 +40,7 @@ CREATE INDEX IF NOT EXISTS unit_symbols_unit ON unit_symbols (unit_id);
 CREATE TABLE IF NOT EXISTS unit_files (
     path TEXT, unit_id TEXT, PRIMARY KEY (path, unit_id)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS unit_files_unit ON unit_files (unit_id);
-CREATE TABLE IF NOT EXISTS records (id TEXT PRIMARY KEY, ts INTEGER, json TEXT);
+CREATE TABLE IF NOT EXISTS records (id TEXT PRIMARY KEY, ts INTEGER, packed BLOB);
 CREATE INDEX IF NOT EXISTS records_order ON records (ts, id);
 CREATE TABLE IF NOT EXISTS record_commits (
     sha TEXT, record_id TEXT, PRIMARY KEY (sha, record_id)) WITHOUT ROWID;
@@ -53,8 +54,9 @@ CREATE INDEX IF NOT EXISTS record_files_record ON record_files (record_id);
 CREATE TABLE IF NOT EXISTS events (                -- one row per (event, dotted suffix)
     tail TEXT, sha TEXT, path TEXT, symbol TEXT, kind TEXT, previous TEXT,
     PRIMARY KEY (tail, sha, path, symbol, kind)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS events_path ON events (path, symbol);
-CREATE INDEX IF NOT EXISTS events_sha ON events (sha);
+-- by file, and by commit through the commit's files (COMMIT_EVENTS): an event's file is always
+-- one its commit touched (merges have no events), so no third copy of the table keyed by sha
+CREATE INDEX IF NOT EXISTS events_path ON events (path, sha);
 CREATE TABLE IF NOT EXISTS reverts (
     reverted TEXT, reverting TEXT, PRIMARY KEY (reverted, reverting)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS reverts_reverting ON reverts (reverting);
@@ -76,6 +78,12 @@ BLAME_DDL = (
     f"CREATE TABLE IF NOT EXISTS {BLAME} (path TEXT, start INTEGER, end INTEGER, sha BLOB, "
     "PRIMARY KEY (path, start)) WITHOUT ROWID",
 )
+
+
+# The events of one commit (``?``: its sha), through its files: ``events_path`` seeks each
+# (path, sha) pair. Add conditions on ``e`` after it.
+COMMIT_EVENTS = ("FROM commit_files f CROSS JOIN events e ON e.path = f.path AND e.sha = f.sha "
+                 "WHERE f.sha = ?")
 
 
 def connect_writer(folder: Path) -> sqlite3.Connection:
@@ -276,7 +284,9 @@ def delete_commits(conn: sqlite3.Connection, shas: list[str]) -> None:
         conn.executemany(f"DELETE FROM {table} WHERE {key} = ?", [(i,) for i in unit_ids])
     delete_records(conn, record_ids)
     shas_rows = [(s,) for s in shas]
-    for table in ("commits", "commit_files", "events"):
+    conn.executemany("DELETE FROM events WHERE sha = ? AND path IN "
+                     "(SELECT path FROM commit_files WHERE sha = ?)", [(s, s) for s in shas])
+    for table in ("commits", "commit_files"):
         conn.executemany(f"DELETE FROM {table} WHERE sha = ?", shas_rows)
     conn.executemany("DELETE FROM reverts WHERE reverting = ? OR reverted = ?",
                      [(s, s) for s in shas])

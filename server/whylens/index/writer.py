@@ -155,7 +155,7 @@ class IndexWriter:
 
     def stored_record(self, record_id: str) -> Record | None:
         """A record as this writer sees it (its own writes included)."""
-        row = self._conn.execute("SELECT json FROM records WHERE id = ?", (record_id,)).fetchone()
+        row = self._conn.execute("SELECT packed FROM records WHERE id = ?", (record_id,)).fetchone()
         return load_record(row[0]) if row else None
 
     def add_reverts(self, pairs: Iterable[tuple[str, str]]) -> None:
@@ -218,6 +218,8 @@ class IndexWriter:
         })
         self._write_whoosh(final=True)
         self._conn.execute("COMMIT")
+        if self.fresh:
+            self._compact()
         if not self.published:
             self._publish()
         self.store._remove_generations(keep=self.folder)
@@ -236,6 +238,15 @@ class IndexWriter:
             self._close()
             if not self.published:
                 self.store._remove_generations(keep=self.store.current_generation())
+
+    def _compact(self) -> None:
+        """Rewrite a rebuilt sidecar packed (VACUUM): rows arrive in no key order, so its
+        b-trees are left partly empty (redis/redis: 59 MB, 54 MB packed; about a second).
+        Only a nicety: the index is committed already, so a failure is logged, not raised."""
+        try:
+            self._conn.execute("VACUUM")
+        except sqlite3.Error as exc:
+            log.info("the sidecar was not compacted: %s", exc)
 
     def _publish(self) -> None:
         self.store.publish(self.folder)
