@@ -40,8 +40,8 @@ from whylens.symbols.blame import BlameRun, LineBlame, Segment
 DEFAULT_WORKER_MIN_COMMITS = 500
 WORKER_MIN_COMMITS_ENV = "WHYLENS_ANCHOR_WORKER_MIN_COMMITS"  # tests and benchmarks force a path
 LOOKAHEAD_COMMITS = 256  # commits shipped to the worker and not yet consumed, at most
-LOOKAHEAD_BYTES = 32_000_000  # and their patch text, at most (a few huge commits)
-CHUNK_BYTES = 8_000_000  # a message is sent once this much patch text is in it
+LOOKAHEAD_BYTES = 8_000_000  # and their patch text, at most (a few huge commits)
+CHUNK_BYTES = 2_000_000  # a message is sent once this much patch text is in it
 CHUNK_COMMITS = 16  # commits per message (one pickle each way)
 POLL_SECONDS = 0.5  # how often each side checks that the other is still alive
 

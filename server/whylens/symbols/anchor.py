@@ -47,8 +47,8 @@ from whylens.symbols.tracking import (
 )
 
 DEFAULT_CACHE_ENTRIES = 16  # parsed outlines (source and tree) kept for incremental re-parses
-DEFAULT_CACHE_BYTES = 4_000_000  # their source bytes (a tree costs 10-20 times its source)
-DEFAULT_STATE_SPANS = 250_000  # definitions kept in file states (about 200 bytes each)
+DEFAULT_CACHE_BYTES = 1_500_000  # their source bytes (a tree costs 10-20 times its source)
+DEFAULT_STATE_SPANS = 150_000  # definitions kept in file states (about 200 bytes each)
 MAX_FILES_PER_COMMIT = 2_000  # source files a commit may touch and still be anchored by symbol
 MAX_MERGE_NOTES = 500_000
 _UNCHANGED_KINDS = ("added", "deleted", "renamed", "moved")  # what an ignored commit keeps
