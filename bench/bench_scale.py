@@ -96,7 +96,8 @@ def heading(repo: str) -> tuple[int, float, float]:
     return commits, floor_wall, floor_cpu
 
 
-def measure_repo(repo: str, env: dict[str, str], work: Path, skip_full: bool) -> None:
+def measure_repo(repo: str, env: dict[str, str], work: Path, skip_full: bool,
+                 keep_full: bool = False) -> None:
     commits, floor_wall, floor_cpu = heading(repo)
     clone = work / "clone"
     subprocess.run(["git", "clone", "-q", "--no-local", repo, str(clone)], check=True)
@@ -104,6 +105,8 @@ def measure_repo(repo: str, env: dict[str, str], work: Path, skip_full: bool) ->
     if not skip_full:
         run, summary = index(str(clone), target, env)
         size = folder_size(target)
+        if keep_full:  # for bench/index_digest.py (the incremental runs below change it)
+            shutil.copytree(target, work / "index-full")
         per_commit = size / max(commits, 1)
         print(f"full index   {run.wall:8.2f} s wall = {run.wall / floor_wall:5.1f}x the floor; "
               f"{run.cpu:8.2f} s CPU = {run.cpu / floor_cpu:5.1f}x; peak RSS (tree) "
@@ -289,7 +292,8 @@ def main() -> None:
     parser.add_argument("--big", help="a >= 100k-commit scratch clone (commits are added)")
     parser.add_argument("--server", help="another checkout's server/ folder (baseline)")
     parser.add_argument("--skip-full", action="store_true", help="only incremental runs")
-    parser.add_argument("--work", help="keep clones and indexes here")
+    parser.add_argument("--work", help="keep clones and indexes here (and a copy of each full "
+                        "index, before the incremental runs: index-full)")
     args = parser.parse_args()
     env = env_for(args.server)
     work = Path(args.work or tempfile.mkdtemp(prefix="whylens-scale-"))
@@ -298,7 +302,7 @@ def main() -> None:
         for n, repo in enumerate(args.repos):
             folder = work / f"repo{n}"
             folder.mkdir(parents=True, exist_ok=True)
-            measure_repo(repo, env, folder, args.skip_full)
+            measure_repo(repo, env, folder, args.skip_full, bool(args.work))
         if args.big:
             measure_big(args.big, env, work)
     finally:
