@@ -17,7 +17,7 @@ from whylens.semantic.tokenizer import WordPieceTokenizer, split_identifiers
 from whylens.semantic.vectors import normalise
 
 MAX_TOKENS = 512  # per text; commit sentences are far shorter
-_ROWS_PER_CHUNK = 65_536  # token rows gathered at a time (bounds the temporary float copy)
+_ROWS_PER_CHUNK = 8_192  # token rows gathered at a time: the temporary float copy is 8 MB (256 dims)
 
 
 class StaticEncoder:
