@@ -36,7 +36,7 @@ OPTIMIZE_MAX_DOCS = 30_000
 SMALL_REST_DOCS = 2_000  # an update leaving fewer documents beside the biggest segment merges small ones
 
 
-POOL_MB = 32  # Whoosh's posting pool (its own estimate; about twice that in RSS), then runs on disk
+POOL_MB = 128  # Whoosh's posting pool (its own estimate; about twice that in RSS), then runs on disk
 # A rebuild's last batch goes into the writer that merges every segment: its pool holds both,
 # so it spills earlier (redis: the indexer's peak was 327 MB with 128 here, 281 MB before).
 MERGE_POOL_MB = 64
