@@ -56,19 +56,19 @@ def human_lines(data: dict[str, Any]) -> list[str]:
 
 
 def without_title(snippet: str, title: str) -> str:
-    """The snippet less the title printed above it: its first sentence when that is the title
-    (a record's title is its subject less trailing PR numbers: "… (#3938) (#3945)"), or a
-    window cut out of a long title ("…its prose one sentence per line (split …")."""
+    """The snippet less the title printed above it: its first sentence when that is the title,
+    in any case (a record's title is its subject less trailing PR numbers: "… (#3938)
+    (#3945)"), or a window cut out of a long title ("…its prose one sentence per line (split …")."""
     if not title:
         return snippet
     head, sep, rest = snippet.partition(" … ")
     if head.startswith("…") and head.strip("… ") in title:  # a window of the title
         return rest if sep else ""
-    if not snippet.startswith(title):
+    if not head.lower().startswith(title.lower()):
         return snippet
     if _REFS_ONLY.match(head[len(title):]):
         return rest if sep else ""
-    return snippet[len(title):].lstrip(" …")
+    return snippet  # a longer sentence that opens with the title reads best whole
 
 
 _REFS_ONLY = re.compile(r"^[\s(),#\d]*$")

@@ -238,6 +238,9 @@ def test_search_output_does_not_repeat_the_title_as_the_first_snippet_sentence()
     assert without_title(title + " (#3945)", title) == ""
     assert without_title("Fix bug … more", "Fix bug") == "more"
     assert without_title("Something else", title) == "Something else"
+    assert without_title("fix Bug (#12) … more", "Fix bug") == "more"  # case aside
+    assert without_title("Fix bug, and the test … more", "Fix bug") == (
+        "Fix bug, and the test … more")  # a longer sentence stays whole
     long_title = "Commit documents store their prose one sentence per line, so search is fast"
     assert without_title("…their prose one sentence per line, so search is fast", long_title) == ""
     assert without_title("…their prose one sentence … Other words.", long_title) == "Other words."

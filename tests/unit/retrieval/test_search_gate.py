@@ -49,6 +49,10 @@ COMMITS = [
     ("Skip an empty NO_PROXY list",
      "Fix\nAn empty NO_PROXY variable made every host bypass the proxy.\n[1] [2]\nCloses",
      ("requests/utils.py",)),
+    ("Quote the URL path before matching proxy rules (#184)",
+     "Quote the URL path before matching proxy rules\n\nQuote the URL path before matching proxy "
+     "rules, correct mocking in tests\n\nAn encoded slash in the path was decoded first, so "
+     "the rules stopped matching.", ("requests/utils.py",)),
 ]
 UNITS = {  # commit index -> (type, title, content, symbols)
     0: ("pattern", "Connection pool exhausted after redirects",
@@ -134,6 +138,16 @@ def test_a_snippet_quotes_sentences_never_fragments(reader):
     assert "bypass the proxy" in hit.snippet
     assert "[1]" not in hit.snippet and "Closes" not in hit.snippet
     assert not hit.snippet.startswith("Fix ")
+
+
+def test_a_snippet_never_says_the_same_sentence_twice(reader):
+    """A squash merge repeats its subject in the body, with the PR number or a clause added:
+    the snippet quotes it once and spends the room on the sentence that explains."""
+    hit = search(reader, "why did an encoded slash in the URL path break proxy rules?", k=1,
+                 gate=0.0).hits[0]
+    assert hit.commit == sha(11)
+    assert "decoded first" in hit.snippet
+    assert hit.snippet.count("Quote the URL path before matching proxy rules") == 1, hit.snippet
 
 
 def test_one_hit_per_commit_shown_as_its_typed_unit(reader):
