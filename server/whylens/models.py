@@ -204,6 +204,9 @@ class Hit:
     decision: tuple[str, ...] = ()
     rejected: tuple[str, ...] = ()
     outcome: str | None = None
+    # commits of the same change landed again (a cherry-pick: same subject, files and answer
+    # sentences), folded into this hit instead of shown twice
+    also: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ bench/bench_questions.py --tune); the held-out figures are in docs/benchmarks.md
 from __future__ import annotations
 
 import logging
+import re
 import statistics
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -67,6 +68,7 @@ class Weights:
 
 WEIGHTS = Weights()
 GATE = gates.GATE
+SPARE = 5  # hits read beyond k, so that folding a cherry-picked twin still shows k
 
 
 @dataclass(frozen=True)
@@ -211,7 +213,7 @@ def search(reader: IndexReader, query: str, k: int = 10, types: list[str] | None
     from whylens.retrieval.snippets import pack, snippets
 
     threshold = GATE if gate is None else gate
-    ranking = rank(reader, query, types=types, context=context, load=k, filters=filters)
+    ranking = rank(reader, query, types=types, context=context, load=k + SPARE, filters=filters)
     if ranking.notice:
         _say_once(ranking.notice)
     if not ranking.ranked:
@@ -219,14 +221,41 @@ def search(reader: IndexReader, query: str, k: int = 10, types: list[str] | None
     confidence = gates.confidence(ranking.features)
     if confidence < threshold:
         return SearchResult(query, True, [], confidence, ranking.notice)
-    shown = [(s, s.item) for s in ranking.ranked[:k] if s.item is not None]
+    shown = [(s, s.item) for s in ranking.ranked[:k + SPARE] if s.item is not None]
     terms = reader.query_terms(ranking.plan.lexical)
     fresh = iter(snippets(reader, ranking.plan, [i for s, i in shown if not s.sentences], budget))
     texts = [pack(s.sentences, s.sentence_scores, terms, budget) if s.sentences else next(fresh)
              for s, _ in shown]
-    hits = [_with_outcome(reader, replace(to_hit(item, s.score, links), snippet=text), item)
-            for (s, item), text in zip(shown, texts)]
+    hits = fold_twins([replace(to_hit(item, s.score, links), snippet=text)
+                       for (s, item), text in zip(shown, texts)])[:k]
+    items = {s.item.id: s.item for s, _ in shown if s.item is not None}
+    hits = [_with_outcome(reader, hit, items[hit.id]) for hit in hits]
     return SearchResult(query, False, hits, confidence, ranking.notice)
+
+
+def fold_twins(hits: list[Hit]) -> list[Hit]:
+    """One hit per change: a later hit with the same subject (case, PR numbers and a final
+    period aside), the same files and the same answer sentences is the change landed again (a
+    cherry-pick to a release branch); its commit is kept in the first hit's ``also``."""
+    out: list[Hit] = []
+    seen: dict[tuple, int] = {}
+    for hit in hits:
+        key = (_subject_key(hit.title), frozenset(hit.files), _subject_key(hit.snippet))
+        if key in seen:
+            first = out[seen[key]]
+            if hit.commit and hit.commit != first.commit and hit.commit not in first.also:
+                out[seen[key]] = replace(first, also=(*first.also, hit.commit))
+            continue
+        seen[key] = len(out)
+        out.append(hit)
+    return out
+
+
+_REFS = re.compile(r"(?:\s*\(#\d+\))+\s*$|[.\s]+$")
+
+
+def _subject_key(text: str) -> str:
+    return " ".join(_REFS.sub("", text).lower().split())
 
 
 def _representative(group: list[Scored], weights: Weights) -> Scored:

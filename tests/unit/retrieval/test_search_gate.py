@@ -150,6 +150,22 @@ def test_a_snippet_never_says_the_same_sentence_twice(reader):
     assert hit.snippet.count("Quote the URL path before matching proxy rules") == 1, hit.snippet
 
 
+def test_a_change_landed_twice_is_one_hit_that_names_both_commits(index_dir):
+    """A cherry-pick to a release branch has the subject, files and sentences of the original:
+    it is folded into the first hit's ``also``, and the k hits shown are k different changes."""
+    rows = [COMMITS[3], COMMITS[3], COMMITS[4], COMMITS[0]]
+    commits = [_commit(n, *row) for n, row in enumerate(rows)]
+    store = IndexStore(index_dir)
+    with store.writer() as writer:
+        writer.add_commits(commits)
+    with store.reader() as r:
+        hits = search(r, "why is my Authorization header dropped on a redirect?", k=3,
+                      gate=0.0).hits
+    assert len(hits) == 3
+    assert {hits[0].commit, *hits[0].also} == {sha(0), sha(1)}, hits
+    assert len({h.title for h in hits}) == 3
+
+
 def test_one_hit_per_commit_shown_as_its_typed_unit(reader):
     hits = search(reader, "Session.send connection pool exhausted redirect", k=10, gate=0.0).hits
     commits = [h.commit for h in hits]
@@ -207,7 +223,8 @@ def test_recency_breaks_ties_between_equal_documents(index_dir):
         writer.add_commits(twins)
     with store.reader() as r:
         hits = search(r, "empty chunk decoder", k=2, gate=0.0).hits
-    assert [h.commit for h in hits] == [sha(5), sha(1)]  # the newer one first
+    # the newer one is shown; the same change landed earlier is folded into it
+    assert [(h.commit, h.also) for h in hits] == [(sha(5), (sha(1),))]
 
 
 @pytest.mark.parametrize("query", [
