@@ -68,7 +68,8 @@ class Weights:
 
 WEIGHTS = Weights()
 GATE = gates.GATE
-SPARE = 5  # hits read beyond k, so that folding a cherry-picked twin still shows k
+SPARE = 5  # hits read beyond k, so that folding hits of one change still shows k changes
+MAX_ALSO = 20  # commits a folded hit lists besides its own
 
 
 @dataclass(frozen=True)
@@ -226,28 +227,45 @@ def search(reader: IndexReader, query: str, k: int = 10, types: list[str] | None
     fresh = iter(snippets(reader, ranking.plan, [i for s, i in shown if not s.sentences], budget))
     texts = [pack(s.sentences, s.sentence_scores, terms, budget) if s.sentences else next(fresh)
              for s, _ in shown]
-    hits = fold_twins([replace(to_hit(item, s.score, links), snippet=text)
-                       for (s, item), text in zip(shown, texts)])[:k]
+    hits = fold_changes([(replace(to_hit(item, s.score, links), snippet=text), change_of(item))
+                         for (s, item), text in zip(shown, texts)])[:k]
     items = {s.item.id: s.item for s, _ in shown if s.item is not None}
     hits = [_with_outcome(reader, hit, items[hit.id]) for hit in hits]
     return SearchResult(query, False, hits, confidence, ranking.notice)
 
 
-def fold_twins(hits: list[Hit]) -> list[Hit]:
-    """One hit per change: a later hit with the same subject (case, PR numbers and a final
-    period aside), the same files and the same answer sentences is the change landed again (a
-    cherry-pick to a release branch); its commit is kept in the first hit's ``also``."""
+def change_of(item: Unit | Record) -> tuple[str, ...]:
+    """The commits of the change an item stands for: a record's fixing commits (a PR's merge
+    and its own commits), else its commit."""
+    if isinstance(item, Record):
+        return item.fixing_commits or (item.id,)
+    return (item.commit,)
+
+
+def fold_changes(hits: list[tuple[Hit, tuple[str, ...]]]) -> list[Hit]:
+    """One hit per change. A later hit folds into an earlier one that stands for the same
+    change: one of its commits (a PR's record, and a unit or message of one of the PR's own
+    commits), or the same subject (case, PR numbers and a final period aside), files and answer
+    sentences (a cherry-pick to a release branch). Its commits go to the first hit's ``also``."""
     out: list[Hit] = []
-    seen: dict[tuple, int] = {}
-    for hit in hits:
+    changes: list[set[str]] = []
+    twins: dict[tuple, int] = {}
+    for hit, commits in hits:
         key = (_subject_key(hit.title), frozenset(hit.files), _subject_key(hit.snippet))
-        if key in seen:
-            first = out[seen[key]]
-            if hit.commit and hit.commit != first.commit and hit.commit not in first.also:
-                out[seen[key]] = replace(first, also=(*first.also, hit.commit))
+        same = twins.get(key)
+        if same is None:
+            same = next((n for n, change in enumerate(changes) if change.intersection(commits)),
+                        None)
+        if same is None:
+            twins[key] = len(out)
+            changes.append(set(commits))
+            out.append(hit)
             continue
-        seen[key] = len(out)
-        out.append(hit)
+        first = out[same]
+        new = [c for c in commits if c not in changes[same] and c not in first.also]
+        changes[same].update(commits)
+        if new:
+            out[same] = replace(first, also=(*first.also, *new)[:MAX_ALSO])
     return out
 
 

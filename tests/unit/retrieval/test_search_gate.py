@@ -166,6 +166,34 @@ def test_a_change_landed_twice_is_one_hit_that_names_both_commits(index_dir):
     assert len({h.title for h in hits}) == 3
 
 
+def test_a_pr_and_a_unit_of_one_of_its_commits_are_one_hit(index_dir):
+    """A PR's record stands for its merge and its own commits: a unit distilled from its
+    second commit is the same change, not a second hit."""
+    commits = [_commit(0, "Merge pull request #7 from ada/timeouts", "Split the timeout",
+                       ("requests/adapters.py",)),
+               _commit(1, *COMMITS[2]), _commit(2, *COMMITS[4])]
+    unit = Unit(id="u" * 12, type="fact", title="The timeout may be a (connect, read) tuple",
+                content="The timeout argument may now be a (connect, read) tuple", weight=0.8,
+                context="", commit=sha(1), author="Ada Lovelace", date=commits[1].date,
+                files=("requests/adapters.py",))
+    record = Record(id="pr-7", kind="pr", number=7, title="Accept a (connect, read) tuple",
+                    decision=(Claim("Accept a (connect, read) tuple as the timeout", "U1"),),
+                    fixing_commits=(sha(0), sha(1)), merged=True, fix_edge_source="text",
+                    files=("requests/adapters.py",), author="Ada Lovelace",
+                    date=commits[0].date)
+    store = IndexStore(index_dir)
+    with store.writer() as writer:
+        writer.add_commits(commits)
+        writer.add_units([unit])
+        writer.add_records([record])
+    with store.reader() as r:
+        hits = search(r, "separate connect and read timeout tuple", k=5, gate=0.0).hits
+    stands_for = [{h.commit, *h.also} | ({sha(0), sha(1)} if h.id == "pr-7" else set())
+                  for h in hits]
+    assert sum(sha(1) in change for change in stands_for) == 1, hits
+    assert hits[0].id in ("pr-7", "u" * 12, f"msg-{sha(1)[:12]}")
+
+
 def test_one_hit_per_commit_shown_as_its_typed_unit(reader):
     hits = search(reader, "Session.send connection pool exhausted redirect", k=10, gate=0.0).hits
     commits = [h.commit for h in hits]
