@@ -31,7 +31,7 @@ from whylens.index.schema import SCHEMA_VERSION
 
 # Bump when extraction, anchoring or records change what an index holds: the pipeline rebuilds
 # when the stored value differs. It embeds SCHEMA_VERSION, so a schema change rebuilds too.
-PIPELINE_VERSION = f"{SCHEMA_VERSION}.6"  # .6: a rewrap is formatting by its whole definition
+PIPELINE_VERSION = f"{SCHEMA_VERSION}.7"  # .7: line blame passes on a rewrap its hunks cut
 
 
 def outdated_reason(meta: dict) -> str | None:

@@ -3,7 +3,8 @@
 Every line of a source file at the indexed revision starts unclaimed. Each commit carries the
 unclaimed lines of a file back through its hunks to the file's older version; an added line is
 claimed by the commit unless its change was formatting-only (``formatting.formatting_only``
-against the removed line it replaced) or the commit is in ``.git-blame-ignore-revs``: then the
+against the removed line it replaced, or the whole file when hunk boundaries cut a rewrap) or
+the commit is in ``.git-blame-ignore-revs``: then the
 line passes on to that removed line, as ``git blame -w --ignore-revs-file`` would, and an older
 commit claims it. Claimed lines come out as ``BlameRun`` rows (consecutive lines of one commit).
 
@@ -136,12 +137,28 @@ class LineBlame:
         if texts is None:
             return []  # unreadable: these lines stay unknown
         language = language_for_path(path) or ""
+        if not ignored and language and self._rewrap(language, texts, old_blob, new_blob):
+            ignored = True  # a reformat its hunks cut: every line passes on
         same_text = _SameText(texts)
         kept, claimed = carry(segments, texts,
                               lambda h: _origins(language, h, ignored, same_text))
         if kept:
             self._wait((old_blob, change.old_path or path), head_path, kept)
         return self._runs(sha, head_path, [head for head, _ in claimed])
+
+    def _rewrap(self, language: str, texts: list[HunkText], old_blob: str, new_blob: str
+                ) -> bool:
+        """A reformat whose hunks, alone, do not show it: a re-wrapped argument list whose hunk
+        ends before its bracket (the trailing comma reads as a new tuple), or a call whose lines
+        the diff split over two hunks (black's "Reformat with black" on flask). When the
+        changed lines, all hunks together, change no token for sure, the whole file decides,
+        as a whole definition does for symbol history (``change_kind``): Python by AST."""
+        removed = b"".join(hunk.removed_text for hunk in texts)
+        added = b"".join(hunk.added_text for hunk in texts)
+        if not removed or not added or surely_differs(language, removed, added):
+            return False
+        old, new = self._read_blob(old_blob), self._read_blob(new_blob)
+        return old is not None and new is not None and formatting_only(language, old, new)
 
     def _start(self, blob: str, path: str) -> tuple[str, list[Segment]] | None:
         """The lines of a revision file met for the first time."""

@@ -71,3 +71,22 @@ def test_lines_from_a_merged_branch_are_claimed_by_the_branch(make_repo):
                            capture_output=True, text=True, check=True).stdout.splitlines()
     assert [blame[("m.py", n)] for n in range(1, len(truth) + 1)] == [
         row.split()[0].lstrip("^") for row in truth]
+
+
+def test_a_rewrap_cut_by_hunk_boundaries_passes_lines_on(make_repo):
+    """flask 54e05a28 ("use ruff linter and formatter") re-wrapped an argument list with a magic
+    trailing comma: its hunk ends before the bracket, so the hunk alone reads as a new tuple.
+    The whole file decides, as a definition does for symbol history: the rewrapped lines keep
+    the commit that wrote them; a real trailing comma later is claimed."""
+    from .test_tracking import RESPONSE, RUFFED
+
+    repo = make_repo()
+    start = repo.commit("start", {"app.py": RESPONSE})
+    ruffed = repo.commit("use ruff linter and formatter", {"app.py": RUFFED})
+    blame = _blame(repo)
+    assert ruffed not in blame.values()
+    assert set(blame.values()) == {start}
+    tupled = repo.commit("a real trailing comma", {"app.py": RUFFED.replace(
+        "        return rv\n", "        return rv,\n")})
+    blame = _blame(repo)
+    assert ruffed not in blame.values() and tupled in blame.values()
