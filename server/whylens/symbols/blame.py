@@ -58,6 +58,7 @@ class LineBlame:
         self._started: set[str] = set()
         # (blob, path of that version) → (path at the revision, waiting segments)
         self._pending: dict[tuple[str, str], tuple[str, list[Segment]]] = {}
+        self._line_counts: dict[str, int] = {}
         self.stats = {"claimed_lines": 0, "runs": 0}
 
     def commit(self, commit: Commit) -> list[BlameRun]:
@@ -160,6 +161,17 @@ class LineBlame:
         old, new = self._read_blob(old_blob), self._read_blob(new_blob)
         return old is not None and new is not None and formatting_only(language, old, new)
 
+    def _lines_of(self, head_path: str) -> int:
+        """How many lines the revision's file has (read once; a file whose last lines a later
+        commit deleted leaves its open end pointing past them: 3% of flask's claims)."""
+        count = self._line_counts.get(head_path)
+        if count is None:
+            blob = self._head.get(head_path)
+            data = self._read_blob(blob) if blob else None
+            count = 0 if not data else data.count(b"\n") + (not data.endswith(b"\n"))
+            self._line_counts[head_path] = count
+        return count
+
     def _start(self, blob: str, path: str) -> tuple[str, list[Segment]] | None:
         """The lines of a revision file met for the first time."""
         if self._head.get(path) == blob and path not in self._started:
@@ -195,6 +207,10 @@ class LineBlame:
         if not claimed:
             return []
         claimed.sort()
+        if claimed[-1] > self._lines_of(head_path):  # an open end carried past the file's end
+            claimed = [line for line in claimed if line <= self._lines_of(head_path)]
+            if not claimed:
+                return []
         self.stats["claimed_lines"] += len(claimed)
         runs = []
         first = last = claimed[0]

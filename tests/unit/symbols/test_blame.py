@@ -90,3 +90,15 @@ def test_a_rewrap_cut_by_hunk_boundaries_passes_lines_on(make_repo):
         "        return rv\n", "        return rv,\n")})
     blame = _blame(repo)
     assert ruffed not in blame.values() and tupled in blame.values()
+
+
+def test_lines_deleted_from_the_end_are_never_claimed(make_repo):
+    """A file that lost its last lines: the blame covers the revision's lines, none past its
+    end (the open end of the file once pointed past it: 3% of flask's claimed lines)."""
+    repo = make_repo()
+    long = "".join(f"line{i} = {i}\n" for i in range(1, 31))
+    c1 = repo.commit("thirty lines", {"m.py": long})
+    c2 = repo.commit("drop the last ten", {"m.py": "".join(long.splitlines(True)[:20])})
+    blame = _blame(repo)
+    assert sorted(line for _, line in blame) == list(range(1, 21))
+    assert set(blame.values()) == {c1} and c2 not in blame.values()
