@@ -45,13 +45,29 @@ def load_labels(path: Path) -> dict[tuple, dict]:
     return {(r["target"], r["path"], r["line"], r["kind"], r["evidence"]): r for r in rows}
 
 
+WIDE_KINDS = ("constraint",)  # kinds scored and tuned apart on file-wide anchors (KIND@wide)
+
+
+def tune_kind(s: dict) -> str:
+    """The kind as calibrated: ``constraint@wide`` for a constraint on a file-wide anchor
+    (``review_hunks.file_wide``; replays saved before review4 have no ``wide``)."""
+    return f"{s['kind']}@wide" if s.get("wide") and s["kind"] in WIDE_KINDS else s["kind"]
+
+
 def at_gate(suggestions: list[dict], gate: float, offsets: dict[str, float]) -> list[dict]:
-    objects = [Suggestion(path=s["path"], line=s["line"], side=s["side"], kind=s["kind"],
-                          body=s["body"], confidence=round(s["confidence"] + offsets.get(s["kind"], 0), 3),
-                          evidence=tuple(s["evidence"]), symbol=s["symbol"]) for s in suggestions]
+    """The suggestions ``select`` keeps at ``gate`` after ``offsets`` (by ``tune_kind``, else kind)."""
+    wide = {}
+    objects = []
+    for s in suggestions:
+        shift = offsets.get(tune_kind(s), offsets.get(s["kind"], 0))
+        objects.append(Suggestion(path=s["path"], line=s["line"], side=s["side"], kind=s["kind"],
+                                  body=s["body"], confidence=round(s["confidence"] + shift, 3),
+                                  evidence=tuple(s["evidence"]), symbol=s["symbol"]))
+        wide[(s["path"], s["line"], s["kind"], tuple(s["evidence"]))] = bool(s.get("wide"))
     kept = select(objects, cap=DEFAULT_CAP, gate=gate)
     return [{"path": s.path, "line": s.line, "side": s.side, "kind": s.kind, "body": s.body,
-             "confidence": s.confidence, "evidence": list(s.evidence), "symbol": s.symbol} for s in kept]
+             "confidence": s.confidence, "evidence": list(s.evidence), "symbol": s.symbol,
+             "wide": wide[(s.path, s.line, s.kind, s.evidence)]} for s in kept]
 
 
 def is_hit(row: dict, s: dict) -> bool:
@@ -82,7 +98,7 @@ def score(data: dict, engine: str, gate: float, offsets: dict, labels: dict) -> 
     for r in cases + ordinary:
         for s in shown[id(r)]:
             label = labels.get(key(r["target"], s), {}).get("label", "").strip()
-            kinds[(s["kind"], label or "?")] += 1
+            kinds[(tune_kind(s), label or "?")] += 1
             if label in ("useful", "noise"):
                 judged[(r["set"], label)] += 1
             else:

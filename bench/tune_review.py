@@ -22,7 +22,7 @@ import json
 import sys
 from pathlib import Path
 
-from score_review import at_gate, is_hit, key, load_labels
+from score_review import at_gate, is_hit, key, load_labels, tune_kind
 
 OFF = -9.0
 SHIFTS = (0.0, -0.1, -0.2, OFF)
@@ -40,7 +40,7 @@ def prepare(paths: list[str]) -> list[dict]:
         for r in data["results"]:
             if r["set"] not in ("case", "ordinary"):
                 continue
-            found = [(s["kind"], s["confidence"],
+            found = [(tune_kind(s), s["confidence"],
                       labels.get(key(r["target"], s), {}).get("label", "").strip() == "useful",
                       r["set"] == "case" and is_hit(r, s)) for s in at_gate(r["new"], 0.0, {})]
             rows.append((r["set"], found))

@@ -43,6 +43,11 @@ NORMATIVE = re.compile(
     r"\b(must|never|always|should|shouldn't|required?|requires|needs? to|has to|have to|ensure"
     r"|don't|do not|cannot|can't|only if|only when|is not allowed|not allowed)\b", re.I)
 RESTATED = 0.6  # share of content words a newer Fact repeats to supersede an older one
+# A Fact of a file-wide anchor (``review_hunks.file_wide``: ``module.exports``, a module wrapping
+# the file) is a rule about anything in the file. It only counts when it names code the added
+# code names too, and it is shifted by WIDE_SHIFT (chosen by bench/tune_review.py on tune
+# repositories, as ``constraint@wide``).
+WIDE_SHIFT = 0.0
 
 
 def stem(word: str) -> str:
@@ -98,7 +103,8 @@ def constraints(ctx: ReviewContext, where: ChangedSymbol, facts: list[Unit], mes
     calibrated). Only the added code counts (comment lines and docstrings do not: a reworded
     docstring keeps every rule). A Fact that names code (distinctive identifiers) needs the added
     code to name one of them; a Fact in plain words needs three shared words, or words shared with
-    the code that the message completes to three."""
+    the code that the message completes to three. On a file-wide anchor only a Fact naming code
+    the added code names counts (+ ``WIDE_SHIFT``)."""
     own = set(split_identifier(where.symbol.name)) if where.symbol else set()
     own_names = {where.symbol.name.lower(), where.symbol.short_name.lower()} if where.symbol else set()
     added = code_only(where.added, where.path)
@@ -116,14 +122,15 @@ def constraints(ctx: ReviewContext, where: ChangedSymbol, facts: list[Unit], mes
         if SEMANTIC_MIN is not None:  # off until calibrated: no vectors computed for nothing
             cosine = semantic_similarity(text, f"{message}\n{' '.join(sorted(code_words))}")
             semantic = cosine is not None and cosine >= SEMANTIC_MIN
-        if fact_ids and not names:
-            continue  # the rule is about code this change does not name
+        if fact_ids and not names or where.wide and not names:
+            continue  # the rule is about code this change does not name (or about the whole file)
         if not (names or len(with_code) >= 3 or semantic
                 or with_code and len(with_code | with_message) >= 3):
             continue
         confidence = (0.4 + 0.15 * min(len(names), 2)
                       + (0.15 if len(with_code) >= 3 else 0.05 if len(with_code) == 2 else 0)
-                      + (0.1 if len(with_message) >= 2 else 0) + (0.1 if semantic else 0))
+                      + (0.1 if len(with_message) >= 2 else 0) + (0.1 if semantic else 0)
+                      + (WIDE_SHIFT if where.wide else 0))
         words = sorted(with_code | with_message)[:4]
         why = (f" It shares {', '.join(code(n) for n in names[:3])} with the added lines." if names
                else f" Shared words: {', '.join(words)}." if words else "")

@@ -12,6 +12,20 @@ from whylens.symbols.languages import language_for_path
 from whylens.symbols.outline import outline, symbol_at
 
 TextReader = Callable[[str], "str | None"]
+WIDE_SHARE = 0.8  # a wrapper covering this share of its file's lines is a file-wide anchor
+_WRAPPER_KINDS = frozenset(("module", "namespace"))
+
+
+def file_wide(symbol: Symbol | None, file_lines: int) -> bool:
+    """``symbol`` is the file's wrapper rather than one of its definitions: ``module.exports``
+    (a CommonJS file's export, often the whole file's function) or a module / namespace (Ruby's
+    ``module Sinatra``) covering ``WIDE_SHARE`` of the file. What history anchors to it is about
+    the file at large: every change to any line of it lands there."""
+    if symbol is None or file_lines <= 0:
+        return False
+    if symbol.name != "module.exports" and symbol.kind not in _WRAPPER_KINDS:
+        return False
+    return symbol.end_line - symbol.start_line + 1 >= WIDE_SHARE * file_lines
 
 
 @dataclass(frozen=True)
@@ -21,6 +35,7 @@ class ChangedSymbol:
     line: int  # the first changed line, where a comment goes
     side: str  # RIGHT (added/changed lines) or LEFT (a pure deletion)
     added: str  # the added lines' text inside this symbol
+    wide: bool = False  # the symbol is a file-wide anchor (``file_wide``)
 
 
 @dataclass(frozen=True)
@@ -131,7 +146,8 @@ def changed_symbols(change: FileChange, head_text: str | None,
             if 0 < number <= len(lines):
                 added.setdefault(key, []).append(lines[number - 1])
     return [
-        ChangedSymbol(c.path, c.symbol, c.line, c.side, "\n".join(added.get(key, [])))
+        ChangedSymbol(c.path, c.symbol, c.line, c.side, "\n".join(added.get(key, [])),
+                      file_wide(c.symbol, len(lines)))
         for key, c in found.items()
     ]
 
