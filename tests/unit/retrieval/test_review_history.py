@@ -270,7 +270,8 @@ def test_a_file_wide_anchor_only_keeps_facts_naming_the_added_code(retry_repo):
     wrapper = Symbol("module.exports", "function", 2, 9)
     change = FileChange(path="lib/fetch.js", status="M", hunks=(Hunk(4, 1, 4, 1),))
     [where] = changed_symbols(change, source)
-    assert where.wide and (where.symbol.name, where.symbol.start_line, where.symbol.end_line) == ("module.exports", 2, 9)
+    assert where.wide and where.symbol is not None
+    assert (where.symbol.name, where.symbol.start_line, where.symbol.end_line) == ("module.exports", 2, 9)
     assert not file_wide(Symbol("fetch", "function", 2, 9), 10)  # a definition, not a wrapper
     assert not file_wide(Symbol("module.exports", "function", 2, 4), 10)  # a small part of the file
     assert file_wide(Symbol("Sinatra", "module", 1, 10), 10)
