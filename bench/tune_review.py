@@ -11,7 +11,10 @@ Among the settings whose pooled precision (cases and ordinary changes, hand labe
 and every kind showing 3 comments or more reaching --min-kind-precision, the best pooled recall
 wins, then the most useful comments (ties: fewer kinds switched off, smaller shifts, lower gate).
 The cap of 10 per change is ignored (it never binds near the gate). The winner is printed for
-review and baked into ``retrieval/review.py`` by hand (``KIND_SHIFT``, ``GATE``).
+review and baked into ``retrieval/review.py`` by hand (``KIND_SHIFT``, ``GATE``). Constraints on
+a file-wide anchor (replays mark them ``wide``) are tuned as their own kind, ``constraint@wide``:
+its shift less the constraint shift goes into ``review_constraints.WIDE_SHIFT``. Shifts are
+relative to the engine that was replayed.
 """
 
 from __future__ import annotations
