@@ -12,18 +12,17 @@ from whylens.symbols.languages import language_for_path
 from whylens.symbols.outline import outline, symbol_at
 
 TextReader = Callable[[str], "str | None"]
-WIDE_SHARE = 0.8  # a wrapper covering this share of its file's lines is a file-wide anchor
-_WRAPPER_KINDS = frozenset(("module", "namespace"))
+WIDE_SHARE = 0.8  # a symbol covering this share of its file's lines is a file-wide anchor
+WIDE_MIN_LINES = 40  # in a file of at least this many lines (a smaller file is about one thing)
 
 
 def file_wide(symbol: Symbol | None, file_lines: int) -> bool:
-    """``symbol`` is the file's wrapper rather than one of its definitions: ``module.exports``
-    (a CommonJS file's export, often the whole file's function) or a module / namespace (Ruby's
-    ``module Sinatra``) covering ``WIDE_SHARE`` of the file. What history anchors to it is about
-    the file at large: every change to any line of it lands there."""
-    if symbol is None or file_lines <= 0:
-        return False
-    if symbol.name != "module.exports" and symbol.kind not in _WRAPPER_KINDS:
+    """``symbol`` stands for its whole file rather than one definition in it: it covers
+    ``WIDE_SHARE`` of a file of ``WIDE_MIN_LINES`` or more. A CommonJS ``module.exports =
+    function …`` holding the file, a Ruby ``module Sinatra`` wrapping it, a test class whose
+    cases are blocks (no symbols of their own): every change to a line no inner symbol covers
+    lands there, so what history anchors to it is about the file at large."""
+    if symbol is None or file_lines < WIDE_MIN_LINES:
         return False
     return symbol.end_line - symbol.start_line + 1 >= WIDE_SHARE * file_lines
 

@@ -266,15 +266,15 @@ def test_a_file_wide_anchor_only_keeps_facts_naming_the_added_code(retry_repo):
     facts = [Unit(id=f"f-{i}", type="fact", title=t, content=t, weight=1.0, context=t, commit=shas["policy"],
                   author="a", date="2024-01-01T00:00:00+00:00", symbols=("module.exports",))
              for i, t in enumerate((plain, named))]
-    source = "var s = require('s');\nmodule.exports = function fetch(url) {\n" + "  x();\n" * 6 + "};\n"
-    wrapper = Symbol("module.exports", "function", 2, 9)
+    source = "var s = require('s');\nmodule.exports = function fetch(url) {\n" + "  x();\n" * 40 + "};\n"
+    wrapper = Symbol("module.exports", "function", 2, 43)
     change = FileChange(path="lib/fetch.js", status="M", hunks=(Hunk(4, 1, 4, 1),))
     [where] = changed_symbols(change, source)
     assert where.wide and where.symbol is not None
-    assert (where.symbol.name, where.symbol.start_line, where.symbol.end_line) == ("module.exports", 2, 9)
-    assert not file_wide(Symbol("fetch", "function", 2, 9), 10)  # a definition, not a wrapper
-    assert not file_wide(Symbol("module.exports", "function", 2, 4), 10)  # a small part of the file
-    assert file_wide(Symbol("Sinatra", "module", 1, 10), 10)
+    assert (where.symbol.name, where.symbol.start_line, where.symbol.end_line) == ("module.exports", 2, 43)
+    assert file_wide(Symbol("HelpersTest", "class", 3, 43), 43)  # a test class holding the file
+    assert not file_wide(Symbol("fetch", "function", 2, 20), 43)  # one definition among others
+    assert not file_wide(Symbol("fetch", "function", 1, 12), 12)  # a small file is about one thing
 
     def matched(added: str, wide: bool) -> list:
         ctx = ReviewContext(reader)
