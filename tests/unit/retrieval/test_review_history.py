@@ -11,7 +11,8 @@ from whylens.index.store import IndexStore
 from whylens.pipeline import run_index
 from whylens.models import FileChange, Hunk, Suggestion, Symbol, Unit
 from whylens.retrieval.review import GATE, _one_constraint, review
-from whylens.retrieval.review_constraints import WIDE_SHIFT, constraints
+from whylens.retrieval import review_constraints
+from whylens.retrieval.review_constraints import constraints
 from whylens.retrieval.review_context import ReviewContext
 from whylens.retrieval.review_hunks import ChangedSymbol, changed_symbols, file_wide
 
@@ -259,7 +260,7 @@ def test_a_change_gets_one_constraint_its_best():
     assert _one_constraint([other]) == [other]
 
 
-def test_a_file_wide_anchor_only_keeps_facts_naming_the_added_code(retry_repo):
+def test_a_file_wide_anchor_carries_no_constraint_or_only_facts_naming_the_added_code(retry_repo, monkeypatch):
     _repo, shas, reader = retry_repo
     plain = "Retries must never use a fixed delay."
     named = "Never call session.get without a timeout: a silent server hangs forever."
@@ -282,10 +283,13 @@ def test_a_file_wide_anchor_only_keeps_facts_naming_the_added_code(retry_repo):
         return ctx.out
 
     words = "  retry_delay = fixed_delay(retries);"
-    assert [s.evidence[0] for s in matched(words, False)] == ["f-0"]  # three shared words
-    assert matched(words, True) == []  # a rule about the whole file, in words only: silent
     code = "  return session.get(url);"
-    [wide] = matched(code, True)
+    assert [s.evidence[0] for s in matched(words, False)] == ["f-0"]  # three shared words
     [narrow] = matched(code, False)
-    assert wide.evidence[0] == narrow.evidence[0] == "f-1"
-    assert wide.confidence == pytest.approx(narrow.confidence + WIDE_SHIFT)
+    assert narrow.evidence[0] == "f-1"
+    assert review_constraints.WIDE_SHIFT is None  # as calibrated: the file's rules are not the code's
+    assert matched(words, True) == matched(code, True) == []
+    monkeypatch.setattr(review_constraints, "WIDE_SHIFT", -0.1)  # a shift instead: named code only
+    assert matched(words, True) == []  # a rule about the whole file, in words only: silent
+    [wide] = matched(code, True)
+    assert wide.evidence[0] == "f-1" and wide.confidence == pytest.approx(narrow.confidence - 0.1)
