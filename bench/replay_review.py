@@ -47,7 +47,8 @@ Runtime on 2 shared cores (load 5-8): a full index of the repository, then about
 index update and two reviews per job; requests (--since 2011-01-01: 200 cases, 250 ordinary, 42
 reverts re-applied twice) 10-14 min, express 6-8, flask 8-13, axios 4. With main's revert detection
 and both engines in full (load 5-10): requests (--since 2011-01-01, 162 re-applied) 16 min, express
-(--since 2011-01-01) 9, flask (--since 2011-01-01) 11, axios 11.
+(--since 2011-01-01) 9, flask (--since 2011-01-01) 11, axios 11. Review4, three at once (load 9-11):
+requests 26 min, express 15, sinatra (--since 2011-01-01 --ordinary 150 --max-cases 100) 22.
 """
 
 from __future__ import annotations
