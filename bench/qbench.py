@@ -246,12 +246,14 @@ def document_frequencies(messages: list[tuple[str, str, int]]) -> Counter[str]:
 # ---- WhyLens ------------------------------------------------------------------------------------
 
 def hit_commits(reader, hit) -> list[str]:
-    """The commits a hit stands for (a record: its fixing commits)."""
+    """The commits a hit stands for (a record: its fixing commits; and the commits of the same
+    change landed again, folded into it)."""
+    also = list(getattr(hit, "also", ()))
     if hit.type == "decision":
         record = reader.record(hit.id)
         if record is not None and record.fixing_commits:
-            return list(record.fixing_commits)
-    return [hit.commit]
+            return list(record.fixing_commits) + also
+    return [hit.commit] + also
 
 
 def whylens_answer(reader, query: str, gate: float | None = None, budget: int = BUDGET,

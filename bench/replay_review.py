@@ -47,7 +47,8 @@ Runtime on 2 shared cores (load 5-8): a full index of the repository, then about
 index update and two reviews per job; requests (--since 2011-01-01: 200 cases, 250 ordinary, 42
 reverts re-applied twice) 10-14 min, express 6-8, flask 8-13, axios 4. With main's revert detection
 and both engines in full (load 5-10): requests (--since 2011-01-01, 162 re-applied) 16 min, express
-(--since 2011-01-01) 9, flask (--since 2011-01-01) 11, axios 11.
+(--since 2011-01-01) 9, flask (--since 2011-01-01) 11, axios 11. Review4, three at once (load 9-11):
+requests 26 min, express 15, sinatra (--since 2011-01-01 --ordinary 150 --max-cases 100) 22.
 """
 
 from __future__ import annotations
@@ -76,10 +77,10 @@ from whylens.history.repo import open_repository
 from whylens.index.store import IndexStore
 from whylens.pipeline import run_index
 from whylens.retrieval.review import GATE, review
-from whylens.retrieval.review_hunks import file_view
+from whylens.retrieval.review_hunks import file_view, file_wide, git_lines
 
 ROOT = Path(__file__).resolve().parents[1]
-BASELINE_COMMIT = "d708aa9"  # main before review3 (issue 15, third round): the same-run baseline
+BASELINE_COMMIT = "0a6799e"  # main before review4 (issue 15, fourth round): the same-run baseline
 FIX = re.compile(r"\b(fix(e[sd]|ing)?|bug|regression|broke|broken|crash\w*|hotfix)\b", re.I)
 REVERT = re.compile(r"^Revert\b", re.I)
 
@@ -184,9 +185,12 @@ def is_ancestor(repo: str, a: str, b: str) -> bool:
                           capture_output=True).returncode == 0
 
 
-def as_dict(s) -> dict:
+def as_dict(s, wide: set[tuple[str, str]]) -> dict:
+    """``wide``: whether the suggestion's symbol is a file-wide anchor at head (``file_wide``),
+    so that score_review / tune_review can tell ``constraint@wide`` from other constraints."""
     return {"path": s.path, "line": s.line, "side": s.side, "kind": s.kind, "body": s.body,
-            "confidence": s.confidence, "evidence": list(s.evidence), "symbol": s.symbol}
+            "confidence": s.confidence, "evidence": list(s.evidence), "symbol": s.symbol,
+            "wide": (s.path, s.symbol) in wide}
 
 
 def run_engines(git_repo, reader, base: str, head: str, floor: float, baseline) -> tuple[list, list, int]:
@@ -197,8 +201,11 @@ def run_engines(git_repo, reader, base: str, head: str, floor: float, baseline) 
                  read_base=read_base, patches=patches, message=message)
     old = baseline.review(reader, git_repo.root, changes, read_head, gate=floor, cap=1000,
                           read_base=read_base, patches=patches, message=message) if baseline else []
-    code = sum(1 for c in changes if (v := file_view(c, read_head, read_base)) is not None and v.hunks)
-    return [as_dict(s) for s in new], [as_dict(s) for s in old], code
+    views = [v for v in (file_view(c, read_head, read_base) for c in changes) if v is not None]
+    code = sum(1 for v in views if v.hunks)
+    wide = {(v.path, sym.name) for v in views for sym in v.symbols
+            if file_wide(sym, len(git_lines(v.head_text)))}
+    return [as_dict(s, wide) for s in new], [as_dict(s, wide) for s in old], code
 
 
 def mainline_after(repo: str, sha: str, chain: list[str], position: dict) -> tuple[str | None, str | None]:

@@ -6,7 +6,9 @@
 For the new engine and the baseline (main's engine at its own gate), from the same run:
 - recall: the share of cases (later reverted / soon fixed) with a suggestion at the gate on a
   symbol the later revert or fix touched — or, for a co-change suggestion, naming a file or symbol
-  the later revert or fix touched (the partner the change left out);
+  the later revert or fix touched (the partner the change left out); a suggestion on a file-wide
+  anchor (replays from review4 mark them ``wide``) is no hit, since every change of the file
+  touches that symbol (printed alongside: the count with them);
 - precision: useful / labelled among the suggestions at the gate (cases and ordinary changes),
   from the hand labels (``label`` = useful / noise, rule in the labels' README section of
   docs/benchmarks.md); unlabelled ones are counted and listed with --todo;
@@ -45,16 +47,37 @@ def load_labels(path: Path) -> dict[tuple, dict]:
     return {(r["target"], r["path"], r["line"], r["kind"], r["evidence"]): r for r in rows}
 
 
+WIDE_KINDS = ("constraint",)  # kinds scored and tuned apart on file-wide anchors (KIND@wide)
+
+
+def tune_kind(s: dict) -> str:
+    """The kind as calibrated: ``constraint@wide`` for a constraint on a file-wide anchor
+    (``review_hunks.file_wide``; replays saved before review4 have no ``wide``)."""
+    return f"{s['kind']}@wide" if s.get("wide") and s["kind"] in WIDE_KINDS else s["kind"]
+
+
 def at_gate(suggestions: list[dict], gate: float, offsets: dict[str, float]) -> list[dict]:
-    objects = [Suggestion(path=s["path"], line=s["line"], side=s["side"], kind=s["kind"],
-                          body=s["body"], confidence=round(s["confidence"] + offsets.get(s["kind"], 0), 3),
-                          evidence=tuple(s["evidence"]), symbol=s["symbol"]) for s in suggestions]
+    """The suggestions ``select`` keeps at ``gate`` after ``offsets`` (by ``tune_kind``, else kind)."""
+    wide = {}
+    objects = []
+    for s in suggestions:
+        shift = offsets.get(tune_kind(s), offsets.get(s["kind"], 0))
+        objects.append(Suggestion(path=s["path"], line=s["line"], side=s["side"], kind=s["kind"],
+                                  body=s["body"], confidence=round(s["confidence"] + shift, 3),
+                                  evidence=tuple(s["evidence"]), symbol=s["symbol"]))
+        wide[(s["path"], s["line"], s["kind"], tuple(s["evidence"]))] = bool(s.get("wide"))
     kept = select(objects, cap=DEFAULT_CAP, gate=gate)
     return [{"path": s.path, "line": s.line, "side": s.side, "kind": s.kind, "body": s.body,
-             "confidence": s.confidence, "evidence": list(s.evidence), "symbol": s.symbol} for s in kept]
+             "confidence": s.confidence, "evidence": list(s.evidence), "symbol": s.symbol,
+             "wide": wide[(s.path, s.line, s.kind, s.evidence)]} for s in kept]
 
 
-def is_hit(row: dict, s: dict) -> bool:
+def is_hit(row: dict, s: dict, wide: bool = False) -> bool:
+    """``s`` is on what the later revert or fix touched. A suggestion on a file-wide anchor
+    (``wide``: ``module.exports`` holding the file, a test class spanning it) counts only with
+    ``wide=True``: every change of its file touches that symbol, so naming it says nothing."""
+    if s.get("wide") and not wide and s["kind"] != "co-change":
+        return False
     names = {symbol for _p, symbol in row["targets"]}
     paths = {p for p, _s in row["targets"]}
     if s["kind"] == "co-change":
@@ -72,9 +95,11 @@ def score(data: dict, engine: str, gate: float, offsets: dict, labels: dict) -> 
     shown = {id(r): at_gate(r[engine], gate, offsets if engine == "new" else {})
              for r in cases + ordinary}
     hits = collections.Counter()
+    wide_hits = 0
     for r in cases:
         if any(is_hit(r, s) for s in shown[id(r)]):
             hits[r["kind"]] += 1
+        wide_hits += any(is_hit(r, s, wide=True) for s in shown[id(r)])
     by_kind = collections.Counter(r["kind"] for r in cases)
     judged = collections.Counter()
     unlabelled = []
@@ -82,7 +107,7 @@ def score(data: dict, engine: str, gate: float, offsets: dict, labels: dict) -> 
     for r in cases + ordinary:
         for s in shown[id(r)]:
             label = labels.get(key(r["target"], s), {}).get("label", "").strip()
-            kinds[(s["kind"], label or "?")] += 1
+            kinds[(tune_kind(s), label or "?")] += 1
             if label in ("useful", "noise"):
                 judged[(r["set"], label)] += 1
             else:
@@ -91,7 +116,8 @@ def score(data: dict, engine: str, gate: float, offsets: dict, labels: dict) -> 
     useful = judged[("case", "useful")] + judged[("ordinary", "useful")]
     labelled = sum(judged.values())
     return {
-        "recall": (sum(hits.values()), len(cases)), "recall_by_kind": {k: (hits[k], n) for k, n in by_kind.items()},
+        "recall": (sum(hits.values()), len(cases)), "recall_with_wide": (wide_hits, len(cases)),
+        "recall_by_kind": {k: (hits[k], n) for k, n in by_kind.items()},
         "per100": 100 * comments / max(1, len(ordinary)), "comments": comments,
         "precision": (useful, labelled),
         "precision_ordinary": (judged[("ordinary", "useful")],
@@ -158,7 +184,8 @@ def main() -> None:
         for engine, gate in (("old", baseline_gate), ("new", args.gate)):
             m = score(data, engine, gate, offsets, labels)
             title = f"baseline {data.get('baseline', '')}" if engine == "old" else "new engine"
-            print(f"  {title:15} gate {gate:.2f}: recall {pct(m['recall'])} {m['recall_by_kind']}; "
+            print(f"  {title:15} gate {gate:.2f}: recall {pct(m['recall'])} {m['recall_by_kind']} "
+                  f"(counting hits on file-wide anchors: {pct(m['recall_with_wide'])}); "
                   f"precision {pct(m['precision'])} (ordinary {pct(m['precision_ordinary'])}); "
                   f"{m['per100']:.1f} comments / 100 ordinary; {len(m['unlabelled'])} unlabelled")
             print(f"    kinds: {dict(sorted(m['kinds'].items()))}")

@@ -11,7 +11,10 @@ Among the settings whose pooled precision (cases and ordinary changes, hand labe
 and every kind showing 3 comments or more reaching --min-kind-precision, the best pooled recall
 wins, then the most useful comments (ties: fewer kinds switched off, smaller shifts, lower gate).
 The cap of 10 per change is ignored (it never binds near the gate). The winner is printed for
-review and baked into ``retrieval/review.py`` by hand (``KIND_SHIFT``, ``GATE``).
+review and baked into ``retrieval/review.py`` by hand (``KIND_SHIFT``, ``GATE``). Constraints on
+a file-wide anchor (replays mark them ``wide``) are tuned as their own kind, ``constraint@wide``:
+its shift less the constraint shift goes into ``review_constraints.WIDE_SHIFT``. Shifts are
+relative to the engine that was replayed.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import json
 import sys
 from pathlib import Path
 
-from score_review import at_gate, is_hit, key, load_labels
+from score_review import at_gate, is_hit, key, load_labels, tune_kind
 
 OFF = -9.0
 SHIFTS = (0.0, -0.1, -0.2, OFF)
@@ -40,7 +43,7 @@ def prepare(paths: list[str]) -> list[dict]:
         for r in data["results"]:
             if r["set"] not in ("case", "ordinary"):
                 continue
-            found = [(s["kind"], s["confidence"],
+            found = [(tune_kind(s), s["confidence"],
                       labels.get(key(r["target"], s), {}).get("label", "").strip() == "useful",
                       r["set"] == "case" and is_hit(r, s)) for s in at_gate(r["new"], 0.0, {})]
             rows.append((r["set"], found))

@@ -204,6 +204,9 @@ class Hit:
     decision: tuple[str, ...] = ()
     rejected: tuple[str, ...] = ()
     outcome: str | None = None
+    # commits of the same change, folded into this hit instead of shown twice: a cherry-pick
+    # (same subject, files and answer sentences), a PR record's commits (search.fold_changes)
+    also: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,9 @@ def to_json(result: SearchResult) -> dict[str, Any]:
     """``{"query", "abstained", "results": [{"id", "type", "title", "content", "score", "commit",
     "author", "date", "files", "symbols", "source", "url", "snippet"}]}``; a decision record's
     hit also has ``problem``, ``cause``, ``decision``, ``rejected`` and ``outcome`` (landed,
-    reverted, superseded, unresolved). ``notice`` is there when search ran lexical only (why,
-    and the fix). The hits come from ``retrieval.search.to_hit``, with their urls."""
+    reverted, superseded, unresolved); ``also`` lists the commits of the same change landed
+    again (a cherry-pick), when there are any. ``notice`` is there when search ran lexical only
+    (why, and the fix). The hits come from ``retrieval.search.to_hit``, with their urls."""
     hits = []
     for hit in result.hits:
         data: dict[str, Any] = {
@@ -27,6 +28,8 @@ def to_json(result: SearchResult) -> dict[str, Any]:
         if hit.type == "decision":
             data.update(problem=hit.problem, cause=list(hit.cause), decision=list(hit.decision),
                         rejected=list(hit.rejected), outcome=hit.outcome)
+        if hit.also:
+            data["also"] = list(hit.also)
         hits.append(data)
     out: dict[str, Any] = {"query": result.query, "abstained": bool(result.abstained),
                            "results": hits}
@@ -50,25 +53,27 @@ def human_lines(data: dict[str, Any]) -> list[str]:
             lines.append(f"    {snippet}")
         if hit.get("outcome"):
             lines.append(f"    outcome: {flatten(hit['outcome'])}")
-        lines.append(f"    {hit['commit'][:12]} · {flatten(hit['author'])} · {hit['date'][:10]} · "
-                     f"score {hit['score']:.2f}" + (f" · {hit['url']}" if hit.get("url") else ""))
+        also = "".join(f" (also {str(sha)[:12]})" for sha in hit.get("also") or ())
+        lines.append(f"    {hit['commit'][:12]}{also} · {flatten(hit['author'])} · "
+                     f"{hit['date'][:10]} · score {hit['score']:.2f}"
+                     + (f" · {hit['url']}" if hit.get("url") else ""))
     return lines
 
 
 def without_title(snippet: str, title: str) -> str:
-    """The snippet less the title printed above it: its first sentence when that is the title
-    (a record's title is its subject less trailing PR numbers: "… (#3938) (#3945)"), or a
-    window cut out of a long title ("…its prose one sentence per line (split …")."""
+    """The snippet less the title printed above it: its first sentence when that is the title,
+    in any case (a record's title is its subject less trailing PR numbers: "… (#3938)
+    (#3945)"), or a window cut out of a long title ("…its prose one sentence per line (split …")."""
     if not title:
         return snippet
     head, sep, rest = snippet.partition(" … ")
     if head.startswith("…") and head.strip("… ") in title:  # a window of the title
         return rest if sep else ""
-    if not snippet.startswith(title):
+    if not head.lower().startswith(title.lower()):
         return snippet
     if _REFS_ONLY.match(head[len(title):]):
         return rest if sep else ""
-    return snippet[len(title):].lstrip(" …")
+    return snippet  # a longer sentence that opens with the title reads best whole
 
 
 _REFS_ONLY = re.compile(r"^[\s(),#\d]*$")

@@ -43,6 +43,13 @@ NORMATIVE = re.compile(
     r"\b(must|never|always|should|shouldn't|required?|requires|needs? to|has to|have to|ensure"
     r"|don't|do not|cannot|can't|only if|only when|is not allowed|not allowed)\b", re.I)
 RESTATED = 0.6  # share of content words a newer Fact repeats to supersede an older one
+# A Fact of a file-wide anchor (``review_hunks.file_wide``: ``module.exports`` holding the file,
+# a module or a test class wrapping it) is a rule about anything in the file. With WIDE_SHIFT set,
+# it only counts when it names code the added code names too, shifted by WIDE_SHIFT; None: such
+# anchors carry no constraint. Chosen by bench/tune_review.py as ``constraint@wide`` (review4:
+# requests, express, sinatra): off. Both such comments at the gate were noise (sinatra's
+# HelpersTest, a test class spanning its file); requests and express had none.
+WIDE_SHIFT: float | None = None
 
 
 def stem(word: str) -> str:
@@ -98,13 +105,16 @@ def constraints(ctx: ReviewContext, where: ChangedSymbol, facts: list[Unit], mes
     calibrated). Only the added code counts (comment lines and docstrings do not: a reworded
     docstring keeps every rule). A Fact that names code (distinctive identifiers) needs the added
     code to name one of them; a Fact in plain words needs three shared words, or words shared with
-    the code that the message completes to three."""
+    the code that the message completes to three. A file-wide anchor carries none (``WIDE_SHIFT``
+    None), or only Facts naming code the added code names (+ ``WIDE_SHIFT``)."""
     own = set(split_identifier(where.symbol.name)) if where.symbol else set()
     own_names = {where.symbol.name.lower(), where.symbol.short_name.lower()} if where.symbol else set()
     added = code_only(where.added, where.path)
     code_words = stems(added) - own
     message_words = stems(message) - own
     added_ids = identifiers(added, distinct_only=True) - own_names
+    if where.wide and WIDE_SHIFT is None:
+        return  # the file's rules, not this code's: no constraint from a file-wide anchor
     for fact in facts:
         text = item_text(fact)
         fact_ids = identifiers(text, distinct_only=True) - own_names
@@ -116,14 +126,15 @@ def constraints(ctx: ReviewContext, where: ChangedSymbol, facts: list[Unit], mes
         if SEMANTIC_MIN is not None:  # off until calibrated: no vectors computed for nothing
             cosine = semantic_similarity(text, f"{message}\n{' '.join(sorted(code_words))}")
             semantic = cosine is not None and cosine >= SEMANTIC_MIN
-        if fact_ids and not names:
-            continue  # the rule is about code this change does not name
+        if fact_ids and not names or where.wide and not names:
+            continue  # the rule is about code this change does not name (or about the whole file)
         if not (names or len(with_code) >= 3 or semantic
                 or with_code and len(with_code | with_message) >= 3):
             continue
         confidence = (0.4 + 0.15 * min(len(names), 2)
                       + (0.15 if len(with_code) >= 3 else 0.05 if len(with_code) == 2 else 0)
-                      + (0.1 if len(with_message) >= 2 else 0) + (0.1 if semantic else 0))
+                      + (0.1 if len(with_message) >= 2 else 0) + (0.1 if semantic else 0)
+                      + (WIDE_SHIFT or 0 if where.wide else 0))
         words = sorted(with_code | with_message)[:4]
         why = (f" It shares {', '.join(code(n) for n in names[:3])} with the added lines." if names
                else f" Shared words: {', '.join(words)}." if words else "")

@@ -12,6 +12,19 @@ from whylens.symbols.languages import language_for_path
 from whylens.symbols.outline import outline, symbol_at
 
 TextReader = Callable[[str], "str | None"]
+WIDE_SHARE = 0.8  # a symbol covering this share of its file's lines is a file-wide anchor
+WIDE_MIN_LINES = 40  # in a file of at least this many lines (a smaller file is about one thing)
+
+
+def file_wide(symbol: Symbol | None, file_lines: int) -> bool:
+    """``symbol`` stands for its whole file rather than one definition in it: it covers
+    ``WIDE_SHARE`` of a file of ``WIDE_MIN_LINES`` or more. A CommonJS ``module.exports =
+    function …`` holding the file, a Ruby ``module Sinatra`` wrapping it, a test class whose
+    cases are blocks (no symbols of their own): every change to a line no inner symbol covers
+    lands there, so what history anchors to it is about the file at large."""
+    if symbol is None or file_lines < WIDE_MIN_LINES:
+        return False
+    return symbol.end_line - symbol.start_line + 1 >= WIDE_SHARE * file_lines
 
 
 @dataclass(frozen=True)
@@ -21,6 +34,7 @@ class ChangedSymbol:
     line: int  # the first changed line, where a comment goes
     side: str  # RIGHT (added/changed lines) or LEFT (a pure deletion)
     added: str  # the added lines' text inside this symbol
+    wide: bool = False  # the symbol is a file-wide anchor (``file_wide``)
 
 
 @dataclass(frozen=True)
@@ -131,7 +145,8 @@ def changed_symbols(change: FileChange, head_text: str | None,
             if 0 < number <= len(lines):
                 added.setdefault(key, []).append(lines[number - 1])
     return [
-        ChangedSymbol(c.path, c.symbol, c.line, c.side, "\n".join(added.get(key, [])))
+        ChangedSymbol(c.path, c.symbol, c.line, c.side, "\n".join(added.get(key, [])),
+                      file_wide(c.symbol, len(lines)))
         for key, c in found.items()
     ]
 

@@ -22,20 +22,24 @@ K = 5  # tokens per k-gram
 WINDOW = 4  # winnowing window (k-grams)
 MIN_LINE_TOKENS = 3
 CONTEXT_LINES = 2  # neighbouring lines (with tokens) around each block of changed lines
-BLOCK = '"""'  # the token of a block string's opening or closing quotes
+# The token of a block string's opening or closing quotes. It starts like a string literal (it
+# names something) but never ends like one, so a string of one quote ('"' → ``"""``) is not it.
+BLOCK = '"<block>'
 
 _HASH_COMMENT_ENDINGS = frozenset(
     "py pyi pyx rb sh bash zsh pl pm r yml yaml toml cfg ini conf cmake mk coffee nim ex exs".split())
 _NO_LINE_COMMENTS = frozenset("md rst txt json html htm xml svg csv".split())
-_TRIPLE = "(?P<block>{d}.*?{d}|{s}.*?{s})|(?P<tri>{d}|{s})".format(d='"' * 3, s="'" * 3)
-_TOKEN = re.compile(_TRIPLE + r"""
-    | (?P<str>"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|`(?:\\.|[^`\\])*`)
+_TRIPLE = "(?P<block>{d}.*?{d}|{s}.*?{s})|(?P<tri>{d}|{s})|".format(d='"' * 3, s="'" * 3)
+_REST = r"""
+      (?P<str>"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|`(?:\\.|[^`\\])*`)
     | (?P<slash>//.*|/\*.*?(?:\*/|$))
     | (?P<hash>\#.*)
     | (?P<num>\d[\w.]*)
     | (?P<name>[A-Za-z_$][\w$]*)
     | (?P<op>\S)
-""", re.X)
+"""
+_TOKEN = re.compile(_REST, re.X)  # most languages: three quotes in a row are two strings
+_TOKEN_BLOCKS = re.compile(_TRIPLE + _REST, re.X)  # Python: ''' and """ open a block string
 # Words that occur in every file of a language: a k-gram of only these (and operators) says nothing.
 _KEYWORDS = frozenset("""
     if else elif for while return def class function var let const import from as in is not and or
@@ -46,7 +50,8 @@ _KEYWORDS = frozenset("""
 
 
 def comment_style(path: str) -> str:
-    """``hash`` (# comments), ``none`` (prose and data files), else ``slash`` (// and /* */)."""
+    """``hash`` (# comments), ``none`` (prose and data files), else ``slash`` (// and /* */).
+    ``lex_style`` is the style the tokens of a file are read with."""
     name = path.rsplit("/", 1)[-1].lower()
     ending = name.rsplit(".", 1)[-1] if "." in name else name
     if ending in _HASH_COMMENT_ENDINGS or name in ("makefile", "dockerfile", "gemfile", "rakefile"):
@@ -56,14 +61,27 @@ def comment_style(path: str) -> str:
     return "slash"
 
 
+def lex_style(path: str) -> str:
+    """How the lines of ``path`` are read: ``python`` (# comments and block strings between three
+    quotes: only Python has them), else its ``comment_style``."""
+    if path.rsplit(".", 1)[-1].lower() in _BLOCK_STRING_ENDINGS:
+        return "python"
+    return comment_style(path)
+
+
 def tokens(line: str, style: str = "slash") -> list[str]:
-    """The normalised tokens of one line (comments of ``style`` dropped)."""
+    """The normalised tokens of one line (comments of ``style`` dropped). Only the ``python``
+    style reads three quotes as a block string's (``BLOCK``); elsewhere ``'"' + x`` is a string
+    and a name, and three double quotes two strings."""
+    lexer = _TOKEN_BLOCKS if style == "python" else _TOKEN
+    if style == "python":
+        style = "hash"
     stripped = line.strip()
     if style == "slash" and stripped.startswith("*") and not stripped.startswith("*/") \
             and not stripped.startswith("**"):
         return []  # the middle of a /* ... */ block
     out: list[str] = []
-    for match in _TOKEN.finditer(line):
+    for match in lexer.finditer(line):
         kind = match.lastgroup
         text = match.group(0)
         if kind == "str":
@@ -87,7 +105,7 @@ def code_only(text: str, path: str) -> str:
     """The lines of ``text`` (consecutive lines of ``path``) that hold code: comment lines and
     the lines of block strings (docstrings) and prose messages are left out."""
     lines = text.split("\n")
-    return "\n".join(line for line, code in zip(lines, _code_tokens(lines, comment_style(path)))
+    return "\n".join(line for line, code in zip(lines, _code_tokens(lines, lex_style(path)))
                      if any(t[0].isalnum() or t[0] in '_$"' for t in code))  # not only operators
 
 
@@ -99,7 +117,7 @@ def cosmetic(removed: Iterable[str], added: Iterable[str], path: str,
     """The removed and added lines are the same code: only layout, comments or prose strings
     (docstrings, messages of three words or more) differ. ``*_in_block``: the lines start inside
     a block string (a hunk in the middle of a docstring; ``block_starts`` tells)."""
-    style = comment_style(path)
+    style = lex_style(path)
     return _shape(removed, style, removed_in_block) == _shape(added, style, added_in_block)
 
 
@@ -109,9 +127,9 @@ _BLOCK_STRING_ENDINGS = frozenset("py pyi pyx".split())  # where ''' and """ ope
 def block_starts(lines: Sequence[str], path: str) -> list[bool]:
     """For each line of a file, whether it starts inside a block string (a docstring). Only
     Python's: elsewhere three quotes in a row are two strings side by side (``'"' + x``)."""
-    if path.rsplit(".", 1)[-1].lower() not in _BLOCK_STRING_ENDINGS:
+    style = lex_style(path)
+    if style != "python":
         return [False] * len(lines)
-    style = comment_style(path)
     out = []
     in_block = False
     for line in lines:
@@ -193,7 +211,7 @@ def fingerprint(numbered_lines: Iterable[tuple[int, str]], path: str,
             runs.append([])
         runs[-1].append((number, text, True))
         previous = number
-    return _prints(runs, comment_style(path), winnow)
+    return _prints(runs, lex_style(path), winnow)
 
 
 def fingerprint_in_context(changed: Iterable[tuple[int, str]], around: Mapping[int, str],
@@ -202,7 +220,7 @@ def fingerprint_in_context(changed: Iterable[tuple[int, str]], around: Mapping[i
     lines that carry tokens (from ``around``: line number → text) on either side. The
     neighbours only shape the k-grams that reach into a changed line; blank and comment lines
     are skipped, so an added blank line next to the change does not hide it."""
-    style = comment_style(path)
+    style = lex_style(path)
     lines = dict(changed)
     runs = []
     for block in _blocks(sorted(lines)):

@@ -23,6 +23,7 @@ bench/bench_questions.py --tune); the held-out figures are in docs/benchmarks.md
 from __future__ import annotations
 
 import logging
+import re
 import statistics
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -67,6 +68,8 @@ class Weights:
 
 WEIGHTS = Weights()
 GATE = gates.GATE
+SPARE = 5  # hits read beyond k, so that folding hits of one change still shows k changes
+MAX_ALSO = 20  # commits a folded hit lists besides its own
 
 
 @dataclass(frozen=True)
@@ -211,7 +214,7 @@ def search(reader: IndexReader, query: str, k: int = 10, types: list[str] | None
     from whylens.retrieval.snippets import pack, snippets
 
     threshold = GATE if gate is None else gate
-    ranking = rank(reader, query, types=types, context=context, load=k, filters=filters)
+    ranking = rank(reader, query, types=types, context=context, load=k + SPARE, filters=filters)
     if ranking.notice:
         _say_once(ranking.notice)
     if not ranking.ranked:
@@ -219,14 +222,58 @@ def search(reader: IndexReader, query: str, k: int = 10, types: list[str] | None
     confidence = gates.confidence(ranking.features)
     if confidence < threshold:
         return SearchResult(query, True, [], confidence, ranking.notice)
-    shown = [(s, s.item) for s in ranking.ranked[:k] if s.item is not None]
+    shown = [(s, s.item) for s in ranking.ranked[:k + SPARE] if s.item is not None]
     terms = reader.query_terms(ranking.plan.lexical)
     fresh = iter(snippets(reader, ranking.plan, [i for s, i in shown if not s.sentences], budget))
     texts = [pack(s.sentences, s.sentence_scores, terms, budget) if s.sentences else next(fresh)
              for s, _ in shown]
-    hits = [_with_outcome(reader, replace(to_hit(item, s.score, links), snippet=text), item)
-            for (s, item), text in zip(shown, texts)]
+    hits = fold_changes([(replace(to_hit(item, s.score, links), snippet=text), change_of(item))
+                         for (s, item), text in zip(shown, texts)])[:k]
+    items = {s.item.id: s.item for s, _ in shown if s.item is not None}
+    hits = [_with_outcome(reader, hit, items[hit.id]) for hit in hits]
     return SearchResult(query, False, hits, confidence, ranking.notice)
+
+
+def change_of(item: Unit | Record) -> tuple[str, ...]:
+    """The commits of the change an item stands for: a record's fixing commits (a PR's merge
+    and its own commits), else its commit."""
+    if isinstance(item, Record):
+        return item.fixing_commits or (item.id,)
+    return (item.commit,)
+
+
+def fold_changes(hits: list[tuple[Hit, tuple[str, ...]]]) -> list[Hit]:
+    """One hit per change. A later hit folds into an earlier one that stands for the same
+    change: one of its commits (a PR's record, and a unit or message of one of the PR's own
+    commits), or the same subject (case, PR numbers and a final period aside), files and answer
+    sentences (a cherry-pick to a release branch). Its commits go to the first hit's ``also``."""
+    out: list[Hit] = []
+    changes: list[set[str]] = []
+    twins: dict[tuple, int] = {}
+    for hit, commits in hits:
+        key = (_subject_key(hit.title), frozenset(hit.files), _subject_key(hit.snippet))
+        same = twins.get(key)
+        if same is None:
+            same = next((n for n, change in enumerate(changes) if change.intersection(commits)),
+                        None)
+        if same is None:
+            twins[key] = len(out)
+            changes.append(set(commits))
+            out.append(hit)
+            continue
+        first = out[same]
+        new = [c for c in commits if c not in changes[same] and c not in first.also]
+        changes[same].update(commits)
+        if new:
+            out[same] = replace(first, also=(*first.also, *new)[:MAX_ALSO])
+    return out
+
+
+_REFS = re.compile(r"(?:\s*\(#\d+\))+\s*$|[.\s]+$")
+
+
+def _subject_key(text: str) -> str:
+    return " ".join(_REFS.sub("", text).lower().split())
 
 
 def _representative(group: list[Scored], weights: Weights) -> Scored:

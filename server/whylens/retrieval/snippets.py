@@ -6,9 +6,9 @@ fixing commits' messages. Each sentence is scored by how much of the question it
 coverage of the query's words) and by meaning (cosine to the question, when the index has
 vectors), mixed with ``rerank.SENTENCE_LEXICAL``. The budget is filled best sentence first
 (measured on the tune half: filling it finds the labelled answer sentence of the right commit
-79% of the time, the single best sentence 46%, the message's first sentences 62%); they are
-shown in the message's order. A best sentence longer than the budget is cut around the words
-the question shares with it.
+79% of the time, the single best sentence 46%, the message's first sentences 62%), skipping a
+sentence that repeats one already taken; they are shown in the message's order. A best
+sentence longer than the budget is cut around the words the question shares with it.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ MAX_RECORD_COMMITS = 3
 ELLIPSIS = " … "
 _MERGE = re.compile(r"^Merge (?:pull request|branch|remote-tracking branch|tag) ", re.I)
 _LETTERS = re.compile(r"[^\W\d_]+")
+_WORD = re.compile(r"[^\W_]+")
 
 
 def is_fragment(sentence: str) -> bool:
@@ -113,13 +114,27 @@ def pack(group: list[str] | tuple[str, ...], scores: list[float] | tuple[float, 
     if len(group[order[0]]) > budget:
         return window(group[order[0]], terms, budget)
     chosen: list[int] = []
+    kept: list[set[str]] = []
     used = 0
     for i in order:
         cost = len(group[i]) + (len(ELLIPSIS) if chosen else 0)
-        if used + cost <= budget:
-            chosen.append(i)
-            used += cost
+        if used + cost > budget:
+            continue
+        words = set(_WORD.findall(group[i].lower()))
+        if any(repeats(words, other) for other in kept):
+            continue
+        chosen.append(i)
+        kept.append(words)
+        used += cost
     return ELLIPSIS.join(group[i] for i in sorted(chosen))
+
+
+def repeats(words: set[str], other: set[str]) -> bool:
+    """Does one sentence say again what the other says: a squash merge's subject repeated in
+    its body, with the PR number or a clause added ("Add X" / "Add X (#184)" / "Add X, fix
+    tests")? At least 80% of the shorter one's words are in the longer."""
+    shorter = min(len(words), len(other))
+    return shorter > 0 and len(words & other) >= 0.8 * shorter
 
 
 def window(sentence: str, terms: list[QueryTerm], budget: int) -> str:

@@ -3,7 +3,8 @@
 Every line of a source file at the indexed revision starts unclaimed. Each commit carries the
 unclaimed lines of a file back through its hunks to the file's older version; an added line is
 claimed by the commit unless its change was formatting-only (``formatting.formatting_only``
-against the removed line it replaced) or the commit is in ``.git-blame-ignore-revs``: then the
+against the removed line it replaced, or the whole file when hunk boundaries cut a rewrap) or
+the commit is in ``.git-blame-ignore-revs``: then the
 line passes on to that removed line, as ``git blame -w --ignore-revs-file`` would, and an older
 commit claims it. Claimed lines come out as ``BlameRun`` rows (consecutive lines of one commit).
 
@@ -57,6 +58,7 @@ class LineBlame:
         self._started: set[str] = set()
         # (blob, path of that version) → (path at the revision, waiting segments)
         self._pending: dict[tuple[str, str], tuple[str, list[Segment]]] = {}
+        self._line_counts: dict[str, int] = {}
         self.stats = {"claimed_lines": 0, "runs": 0}
 
     def commit(self, commit: Commit) -> list[BlameRun]:
@@ -136,12 +138,39 @@ class LineBlame:
         if texts is None:
             return []  # unreadable: these lines stay unknown
         language = language_for_path(path) or ""
+        if not ignored and language and self._rewrap(language, texts, old_blob, new_blob):
+            ignored = True  # a reformat its hunks cut: every line passes on
         same_text = _SameText(texts)
         kept, claimed = carry(segments, texts,
                               lambda h: _origins(language, h, ignored, same_text))
         if kept:
             self._wait((old_blob, change.old_path or path), head_path, kept)
         return self._runs(sha, head_path, [head for head, _ in claimed])
+
+    def _rewrap(self, language: str, texts: list[HunkText], old_blob: str, new_blob: str
+                ) -> bool:
+        """A reformat whose hunks, alone, do not show it: a re-wrapped argument list whose hunk
+        ends before its bracket (the trailing comma reads as a new tuple), or a call whose lines
+        the diff split over two hunks (black's "Reformat with black" on flask). When the
+        changed lines, all hunks together, change no token for sure, the whole file decides,
+        as a whole definition does for symbol history (``change_kind``): Python by AST."""
+        removed = b"".join(hunk.removed_text for hunk in texts)
+        added = b"".join(hunk.added_text for hunk in texts)
+        if not removed or not added or surely_differs(language, removed, added):
+            return False
+        old, new = self._read_blob(old_blob), self._read_blob(new_blob)
+        return old is not None and new is not None and formatting_only(language, old, new)
+
+    def _lines_of(self, head_path: str) -> int:
+        """How many lines the revision's file has (read once; a file whose last lines a later
+        commit deleted leaves its open end pointing past them: 3% of flask's claims)."""
+        count = self._line_counts.get(head_path)
+        if count is None:
+            blob = self._head.get(head_path)
+            data = self._read_blob(blob) if blob else None
+            count = 0 if not data else data.count(b"\n") + (not data.endswith(b"\n"))
+            self._line_counts[head_path] = count
+        return count
 
     def _start(self, blob: str, path: str) -> tuple[str, list[Segment]] | None:
         """The lines of a revision file met for the first time."""
@@ -178,6 +207,10 @@ class LineBlame:
         if not claimed:
             return []
         claimed.sort()
+        if claimed[-1] > self._lines_of(head_path):  # an open end carried past the file's end
+            claimed = [line for line in claimed if line <= self._lines_of(head_path)]
+            if not claimed:
+                return []
         self.stats["claimed_lines"] += len(claimed)
         runs = []
         first = last = claimed[0]

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from whylens.history.links import WebLinks
 from whylens.models import Claim, HistoryEntry, KnowledgeCounts, Pitfall, Record, Story, Symbol, Unit
 from whylens.render.cards import hover_card, story_json
 from whylens.render.rationale import rationale
 from whylens.render.diagnostics import pitfall_link, pitfall_message
-from whylens.render.hits import to_json
+from whylens.render.hits import human_lines, to_json
 from whylens.render.lens import lens_title
 from whylens.retrieval.search import SearchResult, to_hit
 
@@ -136,6 +137,11 @@ def test_search_json_exact_shape():
     assert out["results"][1]["url"].endswith("/pull/12") and out["results"][1]["commit"] == SHA[2]
     assert out["results"][2]["type"] == "decision" and out["results"][2]["url"].endswith("/pull/15")
     assert all(re.fullmatch(r"[0-9a-f]{40}", r["commit"]) for r in out["results"])
+    twin = replace(to_hit(plain, 1.0, LINKS), also=("c" * 40,))
+    folded = to_json(SearchResult("pool deadlock", False, [twin]))["results"][0]
+    assert set(folded) == keys | {"also"} and folded["also"] == ["c" * 40]
+    assert f"{SHA[1][:12]} (also cccccccccccc) · " in human_lines(
+        to_json(SearchResult("pool deadlock", False, [twin])))[-1]
     offline = to_json(SearchResult("pool deadlock", True, []))
     assert offline == {"query": "pool deadlock", "abstained": True, "results": []}
 
@@ -238,6 +244,9 @@ def test_search_output_does_not_repeat_the_title_as_the_first_snippet_sentence()
     assert without_title(title + " (#3945)", title) == ""
     assert without_title("Fix bug … more", "Fix bug") == "more"
     assert without_title("Something else", title) == "Something else"
+    assert without_title("fix Bug (#12) … more", "Fix bug") == "more"  # case aside
+    assert without_title("Fix bug, and the test … more", "Fix bug") == (
+        "Fix bug, and the test … more")  # a longer sentence stays whole
     long_title = "Commit documents store their prose one sentence per line, so search is fast"
     assert without_title("…their prose one sentence per line, so search is fast", long_title) == ""
     assert without_title("…their prose one sentence … Other words.", long_title) == "Other words."

@@ -9,11 +9,12 @@ from whylens.history.diff import diff_changes
 from whylens.history.repo import open_repository
 from whylens.index.store import IndexStore
 from whylens.pipeline import run_index
-from whylens.models import Suggestion, Symbol, Unit
+from whylens.models import FileChange, Hunk, Suggestion, Symbol, Unit
 from whylens.retrieval.review import GATE, _one_constraint, review
+from whylens.retrieval import review_constraints
 from whylens.retrieval.review_constraints import constraints
 from whylens.retrieval.review_context import ReviewContext
-from whylens.retrieval.review_hunks import ChangedSymbol
+from whylens.retrieval.review_hunks import ChangedSymbol, changed_symbols, file_wide
 
 from histories import indexed_branch
 from retrieval.retry_history import (
@@ -257,3 +258,38 @@ def test_a_change_gets_one_constraint_its_best():
     kept = _one_constraint(found)
     assert other in kept and [s.evidence for s in kept if s.kind == "constraint"] == [("f3",)]
     assert _one_constraint([other]) == [other]
+
+
+def test_a_file_wide_anchor_carries_no_constraint_or_only_facts_naming_the_added_code(retry_repo, monkeypatch):
+    _repo, shas, reader = retry_repo
+    plain = "Retries must never use a fixed delay."
+    named = "Never call session.get without a timeout: a silent server hangs forever."
+    facts = [Unit(id=f"f-{i}", type="fact", title=t, content=t, weight=1.0, context=t, commit=shas["policy"],
+                  author="a", date="2024-01-01T00:00:00+00:00", symbols=("module.exports",))
+             for i, t in enumerate((plain, named))]
+    source = "var s = require('s');\nmodule.exports = function fetch(url) {\n" + "  x();\n" * 40 + "};\n"
+    wrapper = Symbol("module.exports", "function", 2, 43)
+    change = FileChange(path="lib/fetch.js", status="M", hunks=(Hunk(4, 1, 4, 1),))
+    [where] = changed_symbols(change, source)
+    assert where.wide and where.symbol is not None
+    assert (where.symbol.name, where.symbol.start_line, where.symbol.end_line) == ("module.exports", 2, 43)
+    assert file_wide(Symbol("HelpersTest", "class", 3, 43), 43)  # a test class holding the file
+    assert not file_wide(Symbol("fetch", "function", 2, 20), 43)  # one definition among others
+    assert not file_wide(Symbol("fetch", "function", 1, 12), 12)  # a small file is about one thing
+
+    def matched(added: str, wide: bool) -> list:
+        ctx = ReviewContext(reader)
+        constraints(ctx, ChangedSymbol("lib/fetch.js", wrapper, 4, "RIGHT", added, wide), facts, "")
+        return ctx.out
+
+    words = "  retry_delay = fixed_delay(retries);"
+    code = "  return session.get(url);"
+    assert [s.evidence[0] for s in matched(words, False)] == ["f-0"]  # three shared words
+    [narrow] = matched(code, False)
+    assert narrow.evidence[0] == "f-1"
+    assert review_constraints.WIDE_SHIFT is None  # as calibrated: the file's rules are not the code's
+    assert matched(words, True) == matched(code, True) == []
+    monkeypatch.setattr(review_constraints, "WIDE_SHIFT", -0.1)  # a shift instead: named code only
+    assert matched(words, True) == []  # a rule about the whole file, in words only: silent
+    [wide] = matched(code, True)
+    assert wide.evidence[0] == "f-1" and wide.confidence == pytest.approx(narrow.confidence - 0.1)

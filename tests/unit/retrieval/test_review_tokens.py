@@ -93,3 +93,17 @@ def test_code_only_leaves_out_comments_and_docstrings():
 def test_three_quotes_in_a_row_open_no_block_outside_python():
     source = ["function link(rel) {", "  return '<' + x + '>; rel=\"' + rel + '\"';", "}", "var a = b;"]
     assert block_starts(source, "lib/response.js") == [False] * 4
+
+
+def test_only_python_reads_three_quotes_as_a_block_string():
+    line = "  return '<' + x + '>; rel=\"' + rel + '\"';"
+    code = "function link(rel) {\n" + line + "\n  if (!rel) throw new Error('no rel');"
+    # elsewhere the added code keeps every line: '"' is a string, not a docstring's quotes
+    assert code_only(code, "lib/response.js") == code
+    assert not cosmetic([line], [line.replace("rel +", "rel.trim() +")], "lib/response.js")
+    # in Python a one-quote string is a string too: it opens no block
+    source = ["def unquote(value):", "    if value[0] == value[-1] == '\"':", "        return value[1:-1]",
+              "    return value"]
+    assert block_starts(source, "utils.py") == [False] * 4
+    assert code_only("\n".join(source), "utils.py") == "\n".join(source)
+    assert not cosmetic([source[2]], ["        return value[1:-2]"], "utils.py")

@@ -49,6 +49,10 @@ COMMITS = [
     ("Skip an empty NO_PROXY list",
      "Fix\nAn empty NO_PROXY variable made every host bypass the proxy.\n[1] [2]\nCloses",
      ("requests/utils.py",)),
+    ("Quote the URL path before matching proxy rules (#184)",
+     "Quote the URL path before matching proxy rules\n\nQuote the URL path before matching proxy "
+     "rules, correct mocking in tests\n\nAn encoded slash in the path was decoded first, so "
+     "the rules stopped matching.", ("requests/utils.py",)),
 ]
 UNITS = {  # commit index -> (type, title, content, symbols)
     0: ("pattern", "Connection pool exhausted after redirects",
@@ -136,6 +140,60 @@ def test_a_snippet_quotes_sentences_never_fragments(reader):
     assert not hit.snippet.startswith("Fix ")
 
 
+def test_a_snippet_never_says_the_same_sentence_twice(reader):
+    """A squash merge repeats its subject in the body, with the PR number or a clause added:
+    the snippet quotes it once and spends the room on the sentence that explains."""
+    hit = search(reader, "why did an encoded slash in the URL path break proxy rules?", k=1,
+                 gate=0.0).hits[0]
+    assert hit.commit == sha(11)
+    assert "decoded first" in hit.snippet
+    assert hit.snippet.count("Quote the URL path before matching proxy rules") == 1, hit.snippet
+
+
+def test_a_change_landed_twice_is_one_hit_that_names_both_commits(index_dir):
+    """A cherry-pick to a release branch has the subject, files and sentences of the original:
+    it is folded into the first hit's ``also``, and the k hits shown are k different changes."""
+    rows = [COMMITS[3], COMMITS[3], COMMITS[4], COMMITS[0]]
+    commits = [_commit(n, *row) for n, row in enumerate(rows)]
+    store = IndexStore(index_dir)
+    with store.writer() as writer:
+        writer.add_commits(commits)
+    with store.reader() as r:
+        hits = search(r, "why is my Authorization header dropped on a redirect?", k=3,
+                      gate=0.0).hits
+    assert len(hits) == 3
+    assert {hits[0].commit, *hits[0].also} == {sha(0), sha(1)}, hits
+    assert len({h.title for h in hits}) == 3
+
+
+def test_a_pr_and_a_unit_of_one_of_its_commits_are_one_hit(index_dir):
+    """A PR's record stands for its merge and its own commits: a unit distilled from its
+    second commit is the same change, not a second hit."""
+    commits = [_commit(0, "Merge pull request #7 from ada/timeouts", "Split the timeout",
+                       ("requests/adapters.py",)),
+               _commit(1, *COMMITS[2]), _commit(2, *COMMITS[4])]
+    unit = Unit(id="u" * 12, type="fact", title="The timeout may be a (connect, read) tuple",
+                content="The timeout argument may now be a (connect, read) tuple", weight=0.8,
+                context="", commit=sha(1), author="Ada Lovelace", date=commits[1].date,
+                files=("requests/adapters.py",))
+    record = Record(id="pr-7", kind="pr", number=7, title="Accept a (connect, read) tuple",
+                    decision=(Claim("Accept a (connect, read) tuple as the timeout", "U1"),),
+                    fixing_commits=(sha(0), sha(1)), merged=True, fix_edge_source="text",
+                    files=("requests/adapters.py",), author="Ada Lovelace",
+                    date=commits[0].date)
+    store = IndexStore(index_dir)
+    with store.writer() as writer:
+        writer.add_commits(commits)
+        writer.add_units([unit])
+        writer.add_records([record])
+    with store.reader() as r:
+        hits = search(r, "separate connect and read timeout tuple", k=5, gate=0.0).hits
+    stands_for = [{h.commit, *h.also} | ({sha(0), sha(1)} if h.id == "pr-7" else set())
+                  for h in hits]
+    assert sum(sha(1) in change for change in stands_for) == 1, hits
+    assert hits[0].id in ("pr-7", "u" * 12, f"msg-{sha(1)[:12]}")
+
+
 def test_one_hit_per_commit_shown_as_its_typed_unit(reader):
     hits = search(reader, "Session.send connection pool exhausted redirect", k=10, gate=0.0).hits
     commits = [h.commit for h in hits]
@@ -193,7 +251,8 @@ def test_recency_breaks_ties_between_equal_documents(index_dir):
         writer.add_commits(twins)
     with store.reader() as r:
         hits = search(r, "empty chunk decoder", k=2, gate=0.0).hits
-    assert [h.commit for h in hits] == [sha(5), sha(1)]  # the newer one first
+    # the newer one is shown; the same change landed earlier is folded into it
+    assert [(h.commit, h.also) for h in hits] == [(sha(5), (sha(1),))]
 
 
 @pytest.mark.parametrize("query", [

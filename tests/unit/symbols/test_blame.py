@@ -71,3 +71,34 @@ def test_lines_from_a_merged_branch_are_claimed_by_the_branch(make_repo):
                            capture_output=True, text=True, check=True).stdout.splitlines()
     assert [blame[("m.py", n)] for n in range(1, len(truth) + 1)] == [
         row.split()[0].lstrip("^") for row in truth]
+
+
+def test_a_rewrap_cut_by_hunk_boundaries_passes_lines_on(make_repo):
+    """flask 54e05a28 ("use ruff linter and formatter") re-wrapped an argument list with a magic
+    trailing comma: its hunk ends before the bracket, so the hunk alone reads as a new tuple.
+    The whole file decides, as a definition does for symbol history: the rewrapped lines keep
+    the commit that wrote them; a real trailing comma later is claimed."""
+    from .test_tracking import RESPONSE, RUFFED
+
+    repo = make_repo()
+    start = repo.commit("start", {"app.py": RESPONSE})
+    ruffed = repo.commit("use ruff linter and formatter", {"app.py": RUFFED})
+    blame = _blame(repo)
+    assert ruffed not in blame.values()
+    assert set(blame.values()) == {start}
+    tupled = repo.commit("a real trailing comma", {"app.py": RUFFED.replace(
+        "        return rv\n", "        return rv,\n")})
+    blame = _blame(repo)
+    assert ruffed not in blame.values() and tupled in blame.values()
+
+
+def test_lines_deleted_from_the_end_are_never_claimed(make_repo):
+    """A file that lost its last lines: the blame covers the revision's lines, none past its
+    end (the open end of the file once pointed past it: 3% of flask's claimed lines)."""
+    repo = make_repo()
+    long = "".join(f"line{i} = {i}\n" for i in range(1, 31))
+    c1 = repo.commit("thirty lines", {"m.py": long})
+    c2 = repo.commit("drop the last ten", {"m.py": "".join(long.splitlines(True)[:20])})
+    blame = _blame(repo)
+    assert sorted(line for _, line in blame) == list(range(1, 21))
+    assert set(blame.values()) == {c1} and c2 not in blame.values()
