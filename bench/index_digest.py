@@ -11,7 +11,7 @@ terms and statistics, so search returns the same hits with the same scores. ``--
 canonical text the digests are computed from (to diff two builds that differ).
 
 Used to check that the indexer's speed-ups (issue 14) changed nothing an index holds. Units and
-records are compared as the JSON they store (pipeline 2.7 deflates it), so ``--no-version`` (the
+records are compared as the JSON they store (pipeline 2.8 deflates it), so ``--no-version`` (the
 pipeline version left out of ``meta``) compares an index with one built before a storage change.
 """
 
