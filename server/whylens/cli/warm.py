@@ -61,7 +61,7 @@ def read_order(line: bytes) -> tuple[list[str], str | None]:
 def main() -> int:
     from whylens.cli import build_parser, main as run
 
-    build_parser()  # imports every command module
+    parser = build_parser()  # imports every command module
     languages = sys.argv[sys.argv.index("--languages") + 1].split(",") \
         if "--languages" in sys.argv[1:-1] else []
     preload([name for name in languages if name])
@@ -79,7 +79,7 @@ def main() -> int:
     os.close(devnull)
     if cwd:
         os.chdir(cwd)
-    return run(argv)
+    return run(argv, parser)
 
 
 if __name__ == "__main__":

@@ -37,7 +37,9 @@ log = logging.getLogger(__name__)
 
 REOPEN_EVERY_S = 2.0  # while a run is going, pick up what it flushed this often
 REPORT_EVERY_S = 0.2  # progress notifications at most this often
-POLL_EVERY_S = 0.5  # HEAD polling for clients without file watchers (3 tiny file reads)
+# HEAD polling (also with file watchers: a safety net). A tick reads HEAD, the ref and the index
+# pointer and stats packed-refs: ~0.1 ms per repository, 0.1% of a core at 10 ticks a second.
+POLL_EVERY_S = 0.1
 
 
 class IndexRunError(Exception):
