@@ -1,17 +1,21 @@
 """One new commit → updated hover, with the real language server, p50/p95 over many commits.
 
-    python bench/bench_update.py REPO [REPO ...] [--commits 10] [--work DIR]
+    python bench/bench_update.py REPO [REPO ...] [--commits 5] [--rounds 2] [--work DIR]
         [--config NAME=SERVER_DIR[:ENV=VALUE,...]] ... [--bytecode]
 
 For each REPO (a scratch clone is made and indexed once; commits are added to the clone), each
 configuration starts the real server (``python -m whylens serve`` over stdio, pytest-lsp client
 with VS Code's capabilities) on that clone and index, then, ``--commits`` times per delivery:
 edits a function of a tracked ``.py``/``.c`` file (an added statement, a reason in the message),
-sends the editor's ``didChange``, runs ``git commit``, and from the moment ``git commit``
-returns hovers on the added line every 20 ms until the card cites the new commit. Two
-deliveries: ``watched`` (the client sends ``workspace/didChangeWatchedFiles`` for the ref, as
-VS Code does) and ``polled`` (it does not: the server notices by polling HEAD). The server's
+sends the editor's ``didChange``, runs ``git commit``, and from the moment the commit lands
+(the branch ref's mtime; ``git commit`` returns later, after its summary) hovers on the added
+line every 20 ms until the card cites the new commit. Two deliveries: ``watched`` (the client
+sends ``workspace/didChangeWatchedFiles`` for the ref as soon as it changes, as VS Code's
+watcher would, polling it every 2 ms) and ``polled`` (it does not: the server notices by
+polling HEAD). The server's
 own log gives the index run's time (spawn or warm child to summary) and which child ran it.
+Each session's first commit is a warm-up, not counted; sessions of the configurations are
+interleaved (``--rounds``), since the load of a shared machine drifts.
 
 Default configurations: ``warm`` (this checkout), ``cold`` (this checkout with
 ``WHYLENS_WARM_INDEXER=0``); add ``--config main=/work/main/server`` for another checkout.
@@ -43,7 +47,8 @@ from bench_index import loadavg  # noqa: E402
 WHO = {"GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
        "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "bench@example.com"}
 RUN = f"{int(time.time()) % 1_000_000:06d}"
-RUN_LOG = re.compile(r"index updated in ([\d.]+)s by the (warm child|new process)")
+# "by the ..." since the warm child; main before it logs "index updated in 0.4s (...)"
+RUN_LOG = re.compile(r"index updated in ([\d.]+)s(?: by the (warm child|new process))?")
 
 
 class Edit:
@@ -82,12 +87,36 @@ class Edit:
             return
         raise SystemExit(f"no editable function found in {clone}")
 
-    def commit(self, clone: Path) -> None:
+    async def commit(self, clone: Path) -> None:
         self.path.write_text(self.text, encoding="utf-8")
-        subprocess.run(["git", "-C", str(clone), "commit", "-qam",
-                        f"{self.subject}\n\nThe value can be empty here, because the caller "
-                        "skips validation; check it first."],
-                       check=True, env={**os.environ, **WHO})
+        proc = await asyncio.create_subprocess_exec(
+            "git", "-C", str(clone), "commit", "-qam",
+            f"{self.subject}\n\nThe value can be empty here, because the caller skips "
+            "validation; check it first.", env={**os.environ, **WHO})
+        if await proc.wait() != 0:
+            raise SystemExit("git commit failed")
+
+
+def branch_ref(clone: Path) -> Path:
+    head = (clone / ".git" / "HEAD").read_text().strip()
+    return clone / ".git" / head.removeprefix("ref: ")
+
+
+async def landed(ref: Path, before: tuple[int, str], commit: asyncio.Task) -> float:
+    """The ``perf_counter`` time at which the branch ref was rewritten (its mtime: the commit
+    lands then, before ``git commit`` returns), found by polling it every 2 ms."""
+    while True:
+        try:
+            stat = ref.stat()
+            now = (stat.st_mtime_ns, ref.read_text())
+        except OSError:
+            now = before
+        if now != before:
+            return time.perf_counter() - (time.time() - stat.st_mtime_ns / 1e9)
+        if commit.done():
+            commit.result()
+            raise SystemExit("the commit did not move the branch")
+        await asyncio.sleep(0.002)
 
 
 def source_files(clone: Path) -> list[str]:
@@ -97,7 +126,8 @@ def source_files(clone: Path) -> list[str]:
 
 
 async def session(clone: Path, index_dir: Path, env: dict[str, str], numbers: range,
-                  files: list[str], delivery: str) -> list[tuple[float, float | None, str]]:
+                  files: list[str], delivery: str, pause: float
+                  ) -> list[tuple[float, float | None, str]]:
     """(commit → card seconds, server's index run seconds, which child) per edit."""
     from lsprotocol import types
     from pytest_lsp import ClientServerConfig, client_capabilities
@@ -132,10 +162,10 @@ async def session(clone: Path, index_dir: Path, env: dict[str, str], numbers: ra
         capabilities=client_capabilities("visual-studio-code"), root_uri=clone.as_uri(),
         initialization_options={"indexDirectory": str(index_dir)}))
     await until(lambda: any(RUN_LOG.search(m) for m in logs), 120)
-    await asyncio.sleep(2)  # the next warm child has imported
+    await asyncio.sleep(pause)  # the next warm child has imported
     results = []
     opened: set[str] = set()
-    ref = (clone / ".git" / "refs" / "heads").as_uri()
+    ref = branch_ref(clone)
     for version, n in enumerate(numbers, start=2):
         edit = Edit(clone, n, files)  # on the tree as the previous commits left it
         uri = edit.path.as_uri()
@@ -149,17 +179,20 @@ async def session(clone: Path, index_dir: Path, env: dict[str, str], numbers: ra
             text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
             content_changes=[types.TextDocumentContentChangeWholeDocument(text=edit.text)]))
         seen = len(logs)
-        edit.commit(clone)
-        t0 = time.perf_counter()
+        before = (ref.stat().st_mtime_ns, ref.read_text())
+        committing = asyncio.ensure_future(edit.commit(clone))
+        t0 = await landed(ref, before, committing)  # as an editor's file watcher would see it
         if delivery == "watched":
             client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
-                changes=[types.FileEvent(uri=ref, type=types.FileChangeType.Changed)]))
+                changes=[types.FileEvent(uri=ref.as_uri(), type=types.FileChangeType.Changed)]))
         took = await card_after(client, uri, edit.line, edit.needle, t0, 60)
+        await committing
         await until(lambda seen=seen: any(RUN_LOG.search(m) for m in logs[seen:]), 60)
         run = next((RUN_LOG.search(m) for m in logs[seen:] if RUN_LOG.search(m)), None)
         results.append((took if took is not None else float("nan"),
-                        float(run.group(1)) if run else None, run.group(2) if run else "?"))
-        await asyncio.sleep(1.5)  # the next warm child has imported (commits minutes apart)
+                        float(run.group(1)) if run else None,
+                        (run.group(2) or "new process") if run else "?"))
+        await asyncio.sleep(pause)  # the next warm child has imported (commits minutes apart)
     if os.environ.get("BENCH_UPDATE_LOGS"):
         print("\n".join(logs))
     await client.shutdown_session()
@@ -207,11 +240,15 @@ def summary(label: str, rows: list[tuple[float, float | None, str]]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("repos", nargs="+")
-    parser.add_argument("--commits", type=int, default=10)
+    parser.add_argument("--commits", type=int, default=5, help="measured commits per session")
+    parser.add_argument("--rounds", type=int, default=2, help="sessions per configuration "
+                        "and delivery, interleaved")
     parser.add_argument("--config", action="append", default=[],
                         help="NAME=SERVER_DIR[:VAR=VALUE,...] (SERVER_DIR '.' = this checkout)")
     parser.add_argument("--delivery", action="append", choices=("watched", "polled"))
     parser.add_argument("--bytecode", action="store_true")
+    parser.add_argument("--pause", type=float, default=4.0,
+                        help="seconds between a card and the next commit (for every config)")
     parser.add_argument("--work")
     args = parser.parse_args()
     configs = args.config or ["warm=.", "cold=.:WHYLENS_WARM_INDEXER=0"]
@@ -240,21 +277,29 @@ def main() -> None:
             print(f"\n== {repo}: {commits} commits, indexed in {time.perf_counter() - started:.0f}"
                   f" s; load average {loadavg()}")
             files = source_files(clone)
-            n = 0
-            for delivery in args.delivery or ["watched", "polled"]:
-                for config in configs:
-                    name, _, spec = config.partition("=")
-                    folder, _, extra = spec.partition(":")
-                    env = dict(base)
-                    if folder != ".":
-                        env["PYTHONPATH"] = folder
-                    env.update(dict(kv.split("=", 1) for kv in extra.split(",") if kv))
-                    numbers = range(n, n + args.commits + (1 if args.bytecode else 0))
-                    n = numbers.stop
-                    rows = asyncio.run(session(clone, index_dir, env, numbers, files, delivery))
-                    if args.bytecode:
-                        rows = rows[1:]  # the first one wrote the bytecode cache
-                    print(summary(f"{name} / {delivery}", rows) + f"; load {loadavg()}")
+            n, rows = 0, {}
+            loads = []
+            for _round in range(args.rounds):  # configurations interleaved: load drifts
+                for delivery in args.delivery or ["watched", "polled"]:
+                    for config in configs:
+                        name, _, spec = config.partition("=")
+                        folder, _, extra = spec.partition(":")
+                        env = dict(base)
+                        if folder != ".":
+                            env["PYTHONPATH"] = folder
+                        env.update(dict(kv.split("=", 1) for kv in extra.split(",") if kv))
+                        numbers = range(n, n + args.commits + 1)
+                        n = numbers.stop
+                        got = asyncio.run(session(clone, index_dir, env, numbers, files,
+                                                  delivery, args.pause))
+                        # the first commit of a session is a warm-up (bytecode written, the
+                        # server's hover path imported)
+                        rows.setdefault((name, delivery), []).extend(got[1:])
+                        loads.append(os.getloadavg()[0])
+            for (name, delivery), measured in rows.items():
+                print(summary(f"{name} / {delivery}", measured))
+            print(f"load average (1 min) over the sessions: {min(loads):.1f}-{max(loads):.1f}; "
+                  f"now {loadavg()}")
     finally:
         if not args.work:
             shutil.rmtree(work, ignore_errors=True)

@@ -17,6 +17,7 @@ down, exited or died) ends it without having touched any repository.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
 
@@ -82,5 +83,14 @@ def main() -> int:
     return run(argv, parser)
 
 
+def finish(code: int) -> None:
+    """Exit without the interpreter's teardown (freeing every module's objects: 0.1-0.3 s after
+    the summary, which the server would wait for). The run closed its files and processes."""
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    finish(main())
