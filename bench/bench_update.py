@@ -77,8 +77,9 @@ class Edit:
             symbol = fits[(n * 31 + attempt) % len(fits)]
             last = symbol.end_line - 1  # 0-based: the line the new one goes before
             indent = re.match(rb"[ \t]*", lines[last]).group()
-            added = (indent + b"_bench_guard_%d = None\n" % n) if python else \
-                (indent + b"    (void)0; /* bench %d */\n" % n)
+            tag = f"{RUN}_{n}".encode()  # never the same line as an earlier run's
+            added = (indent + b"_bench_guard_%s = None\n" % tag) if python else \
+                (indent + b"    (void)0; /* bench %s */\n" % tag)
             lines.insert(last, added)
             self.path, self.line, self.language = clone / rel, last, language
             self.text = b"".join(lines).decode("utf-8", "replace")
@@ -161,7 +162,11 @@ async def session(clone: Path, index_dir: Path, env: dict[str, str], numbers: ra
     await client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities("visual-studio-code"), root_uri=clone.as_uri(),
         initialization_options={"indexDirectory": str(index_dir)}))
-    await until(lambda: any(RUN_LOG.search(m) for m in logs), 120)
+    try:
+        await until(lambda: any(RUN_LOG.search(m) for m in logs), 300)
+    except SystemExit:
+        print("\n".join(logs[-20:]), file=sys.stderr)
+        raise
     await asyncio.sleep(pause)  # the next warm child has imported
     results = []
     opened: set[str] = set()
@@ -228,13 +233,14 @@ def pct(values: list[float], q: float) -> float:
 
 
 def summary(label: str, rows: list[tuple[float, float | None, str]]) -> str:
-    totals = [r[0] for r in rows]
+    totals = [r[0] for r in rows if r[0] == r[0]]  # NaN: no card within the limit
+    missed = len(rows) - len(totals)
     runs = [r[1] for r in rows if r[1] is not None]
     kinds = sorted({r[2] for r in rows})
     return (f"{label:28} commit → card p50 {statistics.median(totals):.3f} s, p95 "
             f"{pct(totals, 0.95):.3f} s, max {max(totals):.3f} s; index run p50 "
             f"{statistics.median(runs) if runs else float('nan'):.3f} s ({', '.join(kinds)}); "
-            f"n={len(rows)}")
+            f"n={len(totals)}" + (f", {missed} without a card in 60 s" if missed else ""))
 
 
 def main() -> None:
