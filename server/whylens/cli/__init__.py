@@ -30,8 +30,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+def main(argv: list[str] | None = None, parser: argparse.ArgumentParser | None = None) -> int:
+    """Run one command; ``parser`` is ``build_parser()``'s, when the caller built it ahead."""
+    parser = parser or build_parser()
     args = parser.parse_args(argv)
     if args.command != "serve":  # `serve` forwards its records to the editor instead
         # Warnings (an index rebuilt, a file skipped) go to stderr as plain lines.

@@ -357,6 +357,12 @@ def line_blame(conn: sqlite3.Connection, path: str, line: int) -> HistoryEntry |
                         subject=subject or "", pr=pr, kind="line", path=normalise_path(path))
 
 
+def totals(conn) -> tuple[int, int]:
+    """(units, records), as ``stats`` counts them under ``units_total`` and ``records``."""
+    units = conn.execute("SELECT COUNT(*) FROM units").fetchone()[0]
+    return int(units), int(conn.execute("SELECT COUNT(*) FROM records").fetchone()[0])
+
+
 def stats(conn, meta: dict, size_bytes: int) -> dict:
     one = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
     units_by_type = dict(conn.execute("SELECT type, COUNT(*) FROM units GROUP BY type ORDER BY 1"))

@@ -298,6 +298,11 @@ class IndexReader(CandidateSearch):
         return lookups.events_of(self._db, sha)
 
     @guarded
+    @guarded
+    def totals(self) -> tuple[int, int]:
+        """(units, records): two counts, for a status line (``stats`` scans whole tables)."""
+        return lookups.totals(self._db)
+
     def stats(self) -> dict:
         size = sum(p.stat().st_size for p in self.folder.rglob("*") if p.is_file())
         return lookups.stats(self._db, self.meta, size)

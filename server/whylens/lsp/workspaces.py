@@ -140,9 +140,8 @@ class RepoWorkspace:
         if self.reader is None:
             return 0, 0
         if self._counts is None or self._counts[0] != self.generation:
-            try:
-                stats = self.reader.stats()
-                found = (int(stats["units_total"]), int(stats["records"]))
+            try:  # not ``stats()``: it scans the events and blame tables, on every update
+                found = self.reader.totals()
             except Exception:
                 log.debug("stats failed", exc_info=True)
                 found = (0, 0)

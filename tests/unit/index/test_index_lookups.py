@@ -106,3 +106,4 @@ def test_reverts_and_stats(history):
     stats = reader.stats()
     assert stats["events"] == 6 and stats["filtered"] == {"ignored": 1}
     assert stats["records"] == 1 and stats["units_total"] == 4
+    assert reader.totals() == (4, 1)  # the status line's two counts, without stats()' scans
