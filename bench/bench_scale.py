@@ -180,24 +180,44 @@ async def card_after(client, uri: str, line: int, col: int, subject: str, t0: fl
     return None
 
 
-async def first_hover(repo: Path, index_dir: Path, env: dict[str, str]) -> None:
+async def start_lsp_client(env: dict[str, str], on_status=None):
+    """A pytest-lsp client on a real ``whylens serve`` (``env``: its environment), answering the
+    server's registrations and lens refreshes as VS Code would; ``on_status(params)`` gets the
+    ``whylens/indexStatus`` notifications."""
     from lsprotocol import types
-    from pytest_lsp import ClientServerConfig, client_capabilities
+    from pytest_lsp import ClientServerConfig
 
-    path, line, col, subject = newest_function(repo)
-    statuses: list[tuple[float, str]] = []
     client = await ClientServerConfig(
         server_command=[sys.executable, "-m", "whylens", "serve"], server_env=env).start()
 
     @client.feature("whylens/indexStatus")
-    def on_status(params):
-        data = params._asdict() if hasattr(params, "_asdict") else dict(params)
-        statuses.append((time.perf_counter(), str(data.get("message", ""))))
+    def status(params):
+        if on_status is not None:
+            on_status(params)
 
     @client.feature(types.CLIENT_REGISTER_CAPABILITY)
     def on_register(params):
         return None
 
+    @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+    def on_lens_refresh(params):
+        return None  # VS Code would ask for lenses again
+
+    return client
+
+
+async def first_hover(repo: Path, index_dir: Path, env: dict[str, str]) -> None:
+    from lsprotocol import types
+    from pytest_lsp import client_capabilities
+
+    path, line, col, subject = newest_function(repo)
+    statuses: list[tuple[float, str]] = []
+
+    def on_status(params):
+        data = params._asdict() if hasattr(params, "_asdict") else dict(params)
+        statuses.append((time.perf_counter(), str(data.get("message", ""))))
+
+    client = await start_lsp_client(env, on_status)
     t0 = time.perf_counter()
     await client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities("visual-studio-code"), root_uri=repo.as_uri(),
@@ -228,23 +248,9 @@ async def first_hover(repo: Path, index_dir: Path, env: dict[str, str]) -> None:
 
 async def new_commit_hover(repo: Path, index_dir: Path, env: dict[str, str]) -> None:
     from lsprotocol import types
-    from pytest_lsp import ClientServerConfig, client_capabilities
+    from pytest_lsp import client_capabilities
 
-    client = await ClientServerConfig(
-        server_command=[sys.executable, "-m", "whylens", "serve"], server_env=env).start()
-
-    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def on_register(params):
-        return None
-
-    @client.feature("whylens/indexStatus")
-    def on_status(params):
-        return None
-
-    @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
-    def on_lens_refresh(params):
-        return None  # VS Code would ask for lenses again
-
+    client = await start_lsp_client(env)
     await client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities("visual-studio-code"), root_uri=repo.as_uri(),
         initialization_options={"indexDirectory": str(index_dir)}))

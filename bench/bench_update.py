@@ -43,6 +43,7 @@ sys.path.insert(0, str(HERE.parent / "server"))
 sys.path.insert(0, str(HERE))
 
 from bench_index import loadavg  # noqa: E402
+from bench_scale import start_lsp_client  # noqa: E402
 
 WHO = {"GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
        "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "bench@example.com"}
@@ -131,22 +132,9 @@ async def session(clone: Path, index_dir: Path, env: dict[str, str], numbers: ra
                   ) -> list[tuple[float, float | None, str]]:
     """(commit → card seconds, server's index run seconds, which child) per edit."""
     from lsprotocol import types
-    from pytest_lsp import ClientServerConfig, client_capabilities
+    from pytest_lsp import client_capabilities
 
-    client = await ClientServerConfig(
-        server_command=[sys.executable, "-m", "whylens", "serve"], server_env=env).start()
-
-    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def on_register(params):
-        return None
-
-    @client.feature("whylens/indexStatus")
-    def on_status(params):
-        return None
-
-    @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
-    def on_lens_refresh(params):
-        return None
+    client = await start_lsp_client(env)
 
     class Logs:  # pytest-lsp keeps the window/logMessage params
         def __getitem__(self, index):

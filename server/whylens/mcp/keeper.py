@@ -155,11 +155,15 @@ class IndexKeeper:
         return Ready(ws.reader, ws.links, building)
 
     def close(self) -> None:
-        if self.child is not None:
-            self.child.kill()
-            self.child = None
+        self.kill_child()
         if self.ws is not None:
             self.ws.drop_reader()
+
+    def kill_child(self) -> None:
+        """Stop the index child, if one runs (safe in a signal handler: one kill, no lock)."""
+        child, self.child = self.child, None
+        if child is not None:
+            child.kill()
 
     # ---- internals --------------------------------------------------------------------------
 

@@ -151,6 +151,12 @@ def build_server(keeper: IndexKeeper) -> MCPServer:
     return app
 
 
+def _terminate(keeper: IndexKeeper) -> None:
+    keeper.kill_child()
+    sys.stderr.flush()
+    os._exit(0)
+
+
 def serve(repo: str | os.PathLike, index_dir: str | os.PathLike | None = None,
           auto_index: bool = True) -> int:
     """Run the server over stdio until the client closes the connection."""
@@ -158,8 +164,9 @@ def serve(repo: str | os.PathLike, index_dir: str | os.PathLike | None = None,
     if keeper.problem is not None:
         log.warning("%s (every tool will answer with this)", keeper.problem)
     # Hosts stop a stdio server by closing its stdin, then SIGTERM: both end here, so an index
-    # child never outlives the server.
-    signal.signal(signal.SIGTERM, lambda _sig, _frame: sys.exit(0))
+    # child never outlives the server. SIGTERM exits at once: raising SystemExit inside the SDK's
+    # task group printed an exception group's traceback when the signal came mid-request.
+    signal.signal(signal.SIGTERM, lambda _sig, _frame: _terminate(keeper))
     try:
         build_server(keeper).run("stdio")
     finally:
