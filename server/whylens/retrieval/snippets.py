@@ -7,7 +7,8 @@ coverage of the query's words) and by meaning (cosine to the question, when the 
 vectors), mixed with ``rerank.SENTENCE_LEXICAL``. The budget is filled best sentence first
 (measured on the tune half: filling it finds the labelled answer sentence of the right commit
 79% of the time, the single best sentence 46%, the message's first sentences 62%), skipping a
-sentence that repeats one already taken; they are shown in the message's order. A best
+sentence that repeats one already taken and, beside the best, one of fewer than three words;
+they are shown in the message's order. A best
 sentence longer than the budget is cut around the words the question shares with it.
 """
 
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 MAX_SENTENCES = 30  # per hit: a long essay of a message is read from its start
 MAX_RECORD_COMMITS = 3
 ELLIPSIS = " … "
+MIN_EXTRA_WORDS = 3  # a sentence beside the best one needs this many words
 _MERGE = re.compile(r"^Merge (?:pull request|branch|remote-tracking branch|tag) ", re.I)
 _LETTERS = re.compile(r"[^\W\d_]+")
 _WORD = re.compile(r"[^\W_]+")
@@ -123,6 +125,8 @@ def pack(group: list[str] | tuple[str, ...], scores: list[float] | tuple[float, 
         words = set(_WORD.findall(group[i].lower()))
         if any(repeats(words, other) for other in kept):
             continue
+        if chosen and len(_LETTERS.findall(group[i])) < MIN_EXTRA_WORDS:
+            continue  # "Add test", "Stay safe": a squash PR's bullet subjects say nothing alone
         chosen.append(i)
         kept.append(words)
         used += cost

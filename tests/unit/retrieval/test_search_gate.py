@@ -293,3 +293,16 @@ def test_filters_pass_through(reader):
     assert search(reader, "redirect", author="nobody", gate=0.0).abstained
     commits_only = search(reader, "redirect", types=["commit"], gate=0.0).hits
     assert commits_only and {h.type for h in commits_only} == {"commit"}
+
+
+def test_beside_the_best_sentence_a_snippet_skips_two_word_lines():
+    """A squash PR's body of bullet subjects ("Stay safe", "Add test") fills no snippet; a best
+    sentence that short is still quoted (it may be all there is)."""
+    from whylens.retrieval.snippets import pack
+
+    group = ["Allow for users who have disabled certificate checks in dev.",
+             "Avoid repeated calls", "Stay safe", "Add test"]
+    text = pack(group, [0.9, 0.3, 0.2, 0.1], [], 256)
+    assert "Avoid repeated calls" in text and "certificate checks" in text
+    assert "Stay safe" not in text and "Add test" not in text
+    assert pack(["Certificate pinning.", "Add test"], [0.5, 0.1], [], 256) == "Certificate pinning."
