@@ -93,6 +93,11 @@ class IndexStats:
         return "index up to date"
 
 
+# The warm indexer child's line once its imports are done (``whylens.cli.warm``); not a progress
+# line: ``parse_line`` reads it as None.
+WARM_READY = '{"event": "warm"}'
+
+
 def parse_line(raw: bytes | str) -> IndexEvent | IndexStats | None:
     """One line of ``whylens index --progress json``; None for anything else (a stray print)."""
     try:

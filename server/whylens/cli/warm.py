@@ -21,7 +21,9 @@ import logging
 import os
 import sys
 
-READY = '{"event": "warm"}'  # not a progress line: `progress.parse_line` reads it as None
+from whylens.progress import WARM_READY
+
+READY = WARM_READY  # not a progress line: ``progress.parse_line`` reads it as None
 COMMANDS = ("index",)  # what the server may ask a warm child to run
 
 

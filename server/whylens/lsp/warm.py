@@ -19,11 +19,12 @@ import os
 from collections.abc import Iterable
 
 from whylens import module_command
+from whylens.progress import WARM_READY
 
 log = logging.getLogger(__name__)
 
 WARM_MODULE = "whylens.cli.warm"
-READY = b'{"event": "warm"}'  # = whylens.cli.warm.READY (the server does not import the CLI)
+READY = WARM_READY.encode()  # what the child prints when its imports are done
 SWITCH = "WHYLENS_WARM_INDEXER"
 
 

@@ -14,8 +14,9 @@ def to_json(result: SearchResult) -> dict[str, Any]:
     """``{"query", "abstained", "results": [{"id", "type", "title", "content", "score", "commit",
     "author", "date", "files", "symbols", "source", "url", "snippet"}]}``; a decision record's
     hit also has ``problem``, ``cause``, ``decision``, ``rejected`` and ``outcome`` (landed,
-    reverted, superseded, unresolved); ``also`` lists the commits of the same change landed
-    again (a cherry-pick), when there are any. ``notice`` is there when search ran lexical only
+    reverted, superseded, unresolved); ``also`` lists the other commits of the change the
+    hit stands for (a cherry-pick, a PR's own commits: ``search.fold_changes``), when there are
+    any. ``notice`` is there when search ran lexical only
     (why, and the fix). The hits come from ``retrieval.search.to_hit``, with their urls."""
     hits = []
     for hit in result.hits:

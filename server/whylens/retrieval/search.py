@@ -229,7 +229,7 @@ def search(reader: IndexReader, query: str, k: int = 10, types: list[str] | None
              for s, _ in shown]
     hits = fold_changes([(replace(to_hit(item, s.score, links), snippet=text), change_of(item))
                          for (s, item), text in zip(shown, texts)])[:k]
-    items = {s.item.id: s.item for s, _ in shown if s.item is not None}
+    items = {item.id: item for _, item in shown}
     hits = [_with_outcome(reader, hit, items[hit.id]) for hit in hits]
     return SearchResult(query, False, hits, confidence, ranking.notice)
 
@@ -262,7 +262,7 @@ def fold_changes(hits: list[tuple[Hit, tuple[str, ...]]]) -> list[Hit]:
             out.append(hit)
             continue
         first = out[same]
-        new = [c for c in commits if c not in changes[same] and c not in first.also]
+        new = [c for c in commits if c not in changes[same]]  # ``also`` is within changes
         changes[same].update(commits)
         if new:
             out[same] = replace(first, also=(*first.also, *new)[:MAX_ALSO])

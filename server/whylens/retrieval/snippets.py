@@ -8,8 +8,8 @@ vectors), mixed with ``rerank.SENTENCE_LEXICAL``. The budget is filled best sent
 (measured on the tune half: filling it finds the labelled answer sentence of the right commit
 79% of the time, the single best sentence 46%, the message's first sentences 62%), skipping a
 sentence that repeats one already taken and, beside the best, one of fewer than three words;
-they are shown in the message's order. A best
-sentence longer than the budget is cut around the words the question shares with it.
+they are shown in the message's order. A best sentence longer than the budget is cut around
+the words the question shares with it.
 """
 
 from __future__ import annotations

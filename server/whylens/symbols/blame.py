@@ -168,8 +168,7 @@ class LineBlame:
         if count is None:
             blob = self._head.get(head_path)
             data = self._read_blob(blob) if blob else None
-            count = 0 if not data else data.count(b"\n") + (not data.endswith(b"\n"))
-            self._line_counts[head_path] = count
+            count = self._line_counts[head_path] = line_count(data or b"")
         return count
 
     def _start(self, blob: str, path: str) -> tuple[str, list[Segment]] | None:
@@ -196,9 +195,7 @@ class LineBlame:
         for start, end, head in segments:
             if end >= OPEN:  # the open end: as many lines as the file has
                 if total is None:
-                    data = self._read_blob(change.new_blob or "") or b""
-                    total = data.count(b"\n") + (1 if data and not data.endswith(b"\n")
-                                                 else 0)
+                    total = line_count(self._read_blob(change.new_blob or "") or b"")
                 end = total
             lines.extend(range(head, head + end - start + 1))
         return lines
@@ -207,8 +204,9 @@ class LineBlame:
         if not claimed:
             return []
         claimed.sort()
-        if claimed[-1] > self._lines_of(head_path):  # an open end carried past the file's end
-            claimed = [line for line in claimed if line <= self._lines_of(head_path)]
+        last = self._lines_of(head_path)
+        if claimed[-1] > last:  # an open end carried past the file's end
+            claimed = [line for line in claimed if line <= last]
             if not claimed:
                 return []
         self.stats["claimed_lines"] += len(claimed)
@@ -222,6 +220,11 @@ class LineBlame:
             first = last = line
         runs.append(BlameRun(head_path, first, last, sha))
         return runs
+
+
+def line_count(data: bytes) -> int:
+    """Lines of a file's text (a last line without a newline counts)."""
+    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
 
 
 class _SameText:
