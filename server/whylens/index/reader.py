@@ -43,8 +43,9 @@ class QueryTerm:
     """One query word as the index sees it: how many documents hold it, and its idf."""
 
     group: WordGroup
-    df: int
+    df: int  # documents holding the whole word, or (an identifier) all of its parts at best
     idf: float
+    whole_df: int = 0  # documents holding the whole word as typed (``WebSocket``, not web+socket)
 
 
 class IndexReader(CandidateSearch):
@@ -193,10 +194,10 @@ class IndexReader(CandidateSearch):
         n = max(self._searcher.doc_count(), 1)
         out = []
         for group in word_groups(query or ""):
-            df = self._searcher.doc_frequency("text", group.whole)
+            whole = df = self._searcher.doc_frequency("text", group.whole)
             if group.parts:
                 df = max(df, min(self._searcher.doc_frequency("text", p) for p in group.parts))
-            out.append(QueryTerm(group, df, math.log(1 + (n - df + 0.5) / (df + 0.5))))
+            out.append(QueryTerm(group, df, math.log(1 + (n - df + 0.5) / (df + 0.5)), whole))
         return out
 
     @staticmethod

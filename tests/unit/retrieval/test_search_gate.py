@@ -306,3 +306,16 @@ def test_beside_the_best_sentence_a_snippet_skips_two_word_lines():
     assert "Avoid repeated calls" in text and "certificate checks" in text
     assert "Stay safe" not in text and "Add test" not in text
     assert pack(["Certificate pinning.", "Add test"], [0.5, 0.1], [], 256) == "Certificate pinning."
+
+
+def test_a_word_in_no_document_and_no_dictionary_is_foreign(reader):
+    """A never-happened question names what the project never did ("WebSocket": its parts may
+    be indexed, the word is not); a user's own plain words ("quickly") are not foreign."""
+    terms = {t.group.raw: t for t in reader.query_terms("WebSocket CaseInsensitiveDict quickly")}
+    assert terms["WebSocket"].whole_df == 0 and terms["CaseInsensitiveDict"].whole_df > 0
+    named = rank(reader, "can the pool keep a WebSocket connection open?").features
+    plain = rank(reader, "why is the connection pool exhausted so quickly?").features
+    assert named["foreign"] > 0.2
+    assert plain["foreign"] == 0.0 and plain["unknown"] > 0.0
+    assert gates.confidence(named) < gates.confidence(
+        {**named, "foreign": 0.0})  # the fitted gate holds it against the question
