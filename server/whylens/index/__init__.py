@@ -1,1 +1,5 @@
 """index"""
+
+from whylens.index import light_whoosh
+
+light_whoosh.load()
