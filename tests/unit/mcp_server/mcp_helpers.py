@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import queue
 import subprocess
 import sys
@@ -89,8 +90,11 @@ def mcp_session(args: list[str], errlog_path: Path, cwd: Path | None = None,
                 mode: str = "legacy"):
     """A server and the SDK's client; ``mode``: "legacy" (the initialize handshake agent hosts
     use) or "auto" (the SDK's default: the 2026 per-request protocol when the server has it)."""
+    # The SDK hands the server only a few safe variables: pass PYTHONPATH on, so that the
+    # server runs the code under test (a worktree's), not whatever is installed.
+    extra = {"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else None
     params = StdioServerParameters(command=SERVER[0], args=[*SERVER[1:], *args],
-                                   cwd=str(cwd) if cwd else None)
+                                   cwd=str(cwd) if cwd else None, env=extra)
     with open(errlog_path, "w+") as errlog, start_blocking_portal() as portal:
         transport = stdio_client(params, errlog=errlog)
         client = Client(transport, mode=mode, read_timeout_seconds=WAIT_S)
