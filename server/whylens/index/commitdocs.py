@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from whylens.index.analysis import clean_text, normalise_path
 from whylens.index.prose import clean_line, search_prose
-from whylens.index.sidecar import COMMIT_EVENTS
+from whylens.index.events import HEX_SHA, changed_paths, marks, symbols_of_commit
 from whylens.models import COMMIT_TYPE, FORMATTING_KIND, Commit, Unit
 
 PREFIX = "msg-"
@@ -51,9 +51,7 @@ def write(conn: sqlite3.Connection, commits: Iterable[Commit]) -> list[Unit]:
         if not searchable(commit):
             continue
         prose = clean_text(search_prose(commit.body))
-        symbols = tuple(r[0] for r in conn.execute(
-            f"SELECT DISTINCT e.symbol {COMMIT_EVENTS} AND e.tail = e.symbol AND e.kind != ? "
-            "ORDER BY e.symbol LIMIT ?", (commit.sha, FORMATTING_KIND, MAX_SYMBOLS)))
+        symbols = symbols_of_commit(conn, commit.sha, MAX_SYMBOLS)
         files = tuple(dict.fromkeys(normalise_path(c.path) for c in commit.changes))[:MAX_FILES]
         docs.append(Unit(
             id=doc_id(commit.sha), type=COMMIT_TYPE, title=clean_text(clean_line(commit.subject)),
@@ -71,16 +69,12 @@ def load(conn: sqlite3.Connection, ids: list[str]) -> dict[str, Unit]:
     wanted = [i for i in ids if is_commit_doc(i)]
     if not wanted:
         return found
-    marks = ",".join("?" * len(wanted))
     rows = conn.execute(
         "SELECT d.id, d.sha, d.prose, c.subject, c.author, c.date, c.pr FROM commit_docs d "
-        f"JOIN commits c ON c.sha = d.sha WHERE d.id IN ({marks})", wanted).fetchall()
+        f"JOIN commits c ON c.sha = d.sha WHERE d.id IN {marks(wanted)}", wanted).fetchall()
     for item_id, sha, prose, subject, author, date, pr in rows:
-        files = tuple(r[0] for r in conn.execute(
-            "SELECT path FROM commit_files WHERE sha = ? ORDER BY path LIMIT ?", (sha, MAX_FILES)))
-        symbols = tuple(r[0] for r in conn.execute(
-            f"SELECT DISTINCT e.symbol {COMMIT_EVENTS} AND e.tail = e.symbol AND e.kind != ? "
-            "ORDER BY e.symbol LIMIT ?", (sha, FORMATTING_KIND, MAX_SYMBOLS)))
+        files = changed_paths(conn, sha, MAX_FILES)
+        symbols = symbols_of_commit(conn, sha, MAX_SYMBOLS)
         found[item_id] = Unit(
             id=item_id, type=COMMIT_TYPE, title=clean_line(subject or ""), content=prose or "",
             weight=COMMIT_WEIGHT, context="", commit=sha, author=author or "", date=date or "",
@@ -92,9 +86,9 @@ def ids_for_symbols(conn: sqlite3.Connection, names: list[str]) -> set[str]:
     """Ids of the commit documents whose commit changed any of ``names`` (any dotted suffix)."""
     if not names:
         return set()
-    marks = ",".join("?" * len(names))
     return {r[0] for r in conn.execute(
-        f"SELECT d.id FROM events e JOIN commit_docs d ON d.sha = e.sha WHERE e.tail IN ({marks}) "
+        "SELECT d.id FROM symbol_tails t CROSS JOIN symbol_events e ON e.symbol = t.symbol "
+        f"CROSS JOIN commit_docs d ON d.sha = {HEX_SHA} WHERE t.tail IN {marks(names)} "
         "AND e.kind != ?", [*names, FORMATTING_KIND])}
 
 
@@ -102,11 +96,10 @@ def recent_ids(conn: sqlite3.Connection, paths: list[str], limit: int) -> list[s
     """Ids of the newest commit documents whose commits touched any of ``paths``."""
     if not paths or limit <= 0:
         return []
-    marks = ",".join("?" * len(paths))
     return [r[0] for r in conn.execute(
-        "SELECT DISTINCT d.id, c.ts FROM commit_files f JOIN commit_docs d ON d.sha = f.sha "
-        f"JOIN commits c ON c.sha = f.sha WHERE f.path IN ({marks}) ORDER BY c.ts DESC LIMIT ?",
-        [*paths, limit])]
+        "SELECT DISTINCT d.id, c.ts FROM files f CROSS JOIN changed_files cf ON cf.file = f.id "
+        "JOIN commit_docs d ON d.sha = cf.sha JOIN commits c ON c.sha = cf.sha "
+        f"WHERE f.path IN {marks(paths)} ORDER BY c.ts DESC LIMIT ?", [*paths, limit])]
 
 
 def ids_of_commits(conn: sqlite3.Connection, shas: list[str]) -> list[str]:

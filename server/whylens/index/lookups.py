@@ -8,9 +8,11 @@ from collections.abc import Iterator
 
 from whylens.index.analysis import clean_text, normalise_path
 from whylens.index.codec import load_record, load_unit
-from whylens.index.sidecar import BLAME, COMMIT_EVENTS, PATTERN_FILES, has_table
+from whylens.index import events
+from whylens.index.events import FILE_EVENTS, HEX_SHA, marks
+from whylens.index.sidecar import BLAME, PATTERN_FILES, has_table
 from whylens.models import (
-    FORMATTING_KIND, PITFALL_TYPES, CommitInfo, HistoryEntry, KnowledgeCounts, Record, SymbolEvent, Unit,
+    FORMATTING_KIND, PITFALL_TYPES, CommitInfo, HistoryEntry, KnowledgeCounts, Record, Unit,
 )
 
 # File history leaves out commits that carry no intent for a reader of the file.
@@ -24,18 +26,14 @@ def path_aliases(conn: sqlite3.Connection, path: str) -> list[str]:
     frontier = list(seen)
     while frontier and len(seen) < MAX_RENAME_HOPS:
         current = frontier.pop()
-        for (old,) in conn.execute(
-            "SELECT DISTINCT old_path FROM commit_files WHERE path = ? AND old_path IS NOT NULL",
-            (current,),
-        ):
+        for old in events.old_paths(conn, current):
             if old not in seen:
                 seen.append(old)
                 frontier.append(old)
     return seen
 
 
-def _in(values: list[str]) -> str:
-    return "(" + ",".join("?" * len(values)) + ")"
+_in = marks
 
 
 def items_sql(table: str, links: str, key: str, n_paths: int) -> str:
@@ -52,8 +50,8 @@ def items_sql(table: str, links: str, key: str, n_paths: int) -> str:
     )
     if n_paths:
         files = "unit_files" if table == "units" else "record_files"
-        sql += (f" AND EXISTS (SELECT 1 FROM {files} f WHERE f.{key} = s.{key} "
-                f"AND f.path IN ({','.join('?' * n_paths)}))")
+        sql += (f" AND EXISTS (SELECT 1 FROM {files} f CROSS JOIN files p ON p.id = f.file "
+                f"WHERE f.{key} = s.{key} AND p.path IN ({','.join('?' * n_paths)}))")
     return sql + " ORDER BY t.ts DESC, t.id"
 
 
@@ -137,15 +135,7 @@ def symbol_history(conn, name: str, path: str | None = None,
         if key in visited:
             continue
         visited.add(key)
-        sql = (
-            "SELECT e.sha, e.path, e.symbol, e.kind, e.previous, c.date, c.ts, c.author, "
-            "c.subject, c.pr FROM events e LEFT JOIN commits c ON c.sha = e.sha WHERE e.tail = ?"
-        )
-        args: list = [current]
-        if paths:
-            sql += f" AND e.path IN {_in(paths)}"
-            args += paths
-        for row in conn.execute(sql, args):
+        for row in events.history_rows(conn, current, paths):
             entry = _entry(row)
             if before is not None and entry.timestamp > before:
                 continue
@@ -163,10 +153,12 @@ def file_history(conn, path: str) -> list[HistoryEntry]:
     """Commits that touched ``path`` (or its earlier names), newest first."""
     aliases = path_aliases(conn, path)
     sql = (
-        "SELECT f.sha, f.path, NULL, 'file', f.old_path, c.date, c.ts, c.author, c.subject, c.pr "
-        f"FROM commit_files f JOIN commits c ON c.sha = f.sha WHERE f.path IN {_in(aliases)} "
+        "SELECT cf.sha, f.path, NULL, 'file', o.path, c.date, c.ts, c.author, c.subject, c.pr "
+        "FROM files f CROSS JOIN changed_files cf ON cf.file = f.id "
+        "LEFT JOIN files o ON o.id = cf.old_file JOIN commits c ON c.sha = cf.sha "
+        f"WHERE f.path IN {_in(aliases)} "
         f"AND (c.skip_reason IS NULL OR c.skip_reason NOT IN {_in(list(FILE_HISTORY_SKIPS))}) "
-        "ORDER BY c.ts DESC, f.sha"
+        "ORDER BY c.ts DESC, cf.sha"
     )
     return [_entry(row, "file") for row in conn.execute(sql, aliases + list(FILE_HISTORY_SKIPS))]
 
@@ -191,13 +183,14 @@ def knowledge_counts_by_join(conn: sqlite3.Connection, path: str) -> dict[str, K
 _PITFALLS_BY_FILES = (
     "SELECT s.symbol, COUNT(DISTINCT s.unit_id) FROM " + PATTERN_FILES + " f "
     "CROSS JOIN unit_symbols s ON s.unit_id = f.unit_id AND s.tail = s.symbol "
-    "WHERE f.path IN {paths} GROUP BY s.symbol"
+    "WHERE f.file IN (SELECT id FROM files WHERE path IN {paths}) GROUP BY s.symbol"
 )
 _PITFALLS_BY_JOIN = (
     "SELECT s.symbol, COUNT(DISTINCT u.id) FROM unit_symbols s "
     "JOIN units u ON u.id = s.unit_id WHERE s.tail = s.symbol "
     f"AND u.type IN {_in(list(PITFALL_TYPES))} AND u.id IN "
-    "(SELECT unit_id FROM unit_files WHERE path IN {paths}) GROUP BY s.symbol"
+    "(SELECT unit_id FROM unit_files WHERE file IN (SELECT id FROM files WHERE path IN {paths})) "
+    "GROUP BY s.symbol"
 )
 
 
@@ -206,12 +199,13 @@ def _counts(conn: sqlite3.Connection, aliases: list[str], pitfalls_sql: str,
     """Changes, pitfalls (by ``pitfalls_sql``) and records of each symbol of ``aliases``."""
     paths = _in(aliases)
     counts: dict[str, list[int]] = {}
+    for symbol, n in events.change_counts(conn, aliases):
+        counts.setdefault(symbol, [0, 0, 0])[2] = n
     queries = (
-        (2, "SELECT symbol, COUNT(DISTINCT sha) FROM events WHERE tail = symbol "
-            f"AND path IN {paths} AND kind != ? GROUP BY symbol", aliases + [FORMATTING_KIND]),
         (1, pitfalls_sql.format(paths=paths), pitfall_args),
         (0, "SELECT symbol, COUNT(DISTINCT record_id) FROM record_symbols WHERE tail = symbol "
-            f"AND record_id IN (SELECT record_id FROM record_files WHERE path IN {paths}) "
+            "AND record_id IN (SELECT record_id FROM record_files WHERE file IN "
+            f"(SELECT id FROM files WHERE path IN {paths})) "
             "GROUP BY symbol", aliases),
     )
     for slot, sql, args in queries:
@@ -268,29 +262,28 @@ def co_changes(conn, path: str, recent: int = 200, max_files: int = 30,
     partners."""
     aliases = path_aliases(conn, path)
     if symbol is None:
-        touched = (f"SELECT DISTINCT f.sha, c.ts FROM commit_files f JOIN commits c ON c.sha = f.sha "
-                   f"WHERE f.path IN {_in(aliases)}")
+        touched = ("SELECT DISTINCT cf.sha, c.ts FROM files f CROSS JOIN changed_files cf "
+                   f"ON cf.file = f.id JOIN commits c ON c.sha = cf.sha WHERE f.path IN {_in(aliases)}")
         args: list = list(aliases)
     else:
-        touched = (f"SELECT DISTINCT e.sha, c.ts FROM events e JOIN commits c ON c.sha = e.sha "
-                   f"WHERE e.tail = ? AND e.symbol = ? AND e.path IN {_in(aliases)} "
+        touched = (f"SELECT DISTINCT {HEX_SHA}, c.ts FROM {FILE_EVENTS} JOIN commits c "
+                   f"ON c.sha = {HEX_SHA} WHERE s.name = ? AND f.path IN {_in(aliases)} "
                    "AND e.kind != ?")
-        args = [clean_text(symbol), symbol, *aliases, FORMATTING_KIND]
-    sql = (f"{touched} AND c.skip_reason IS NULL AND (SELECT COUNT(*) FROM commit_files g "
+        args = [clean_text(symbol), *aliases, FORMATTING_KIND]
+    sql = (f"{touched} AND c.skip_reason IS NULL AND (SELECT COUNT(*) FROM changed_files g "
            "WHERE g.sha = c.sha) <= ? ORDER BY c.ts DESC LIMIT ?")
     shas = [row[0] for row in conn.execute(sql, args + [max_files, recent])]
     if not shas:
         return 0, [], 0
     (population,) = conn.execute("SELECT COUNT(*) FROM commits WHERE skip_reason IS NULL").fetchone()
-    size = dict(conn.execute(f"SELECT sha, COUNT(*) FROM commit_files WHERE sha IN {_in(shas)} "
+    size = dict(conn.execute(f"SELECT sha, COUNT(*) FROM changed_files WHERE sha IN {_in(shas)} "
                              "GROUP BY sha", shas))
+    rows: list[tuple[str, str | None, str]]
     if symbol is None:
-        rows = conn.execute(f"SELECT DISTINCT path, NULL, sha FROM commit_files "
-                            f"WHERE sha IN {_in(shas)}", shas).fetchall()
+        rows = conn.execute(f"SELECT DISTINCT f.path, NULL, cf.sha FROM changed_files cf CROSS JOIN "
+                            f"files f ON f.id = cf.file WHERE cf.sha IN {_in(shas)}", shas).fetchall()
     else:
-        rows = [row for sha in shas for row in conn.execute(
-            f"SELECT DISTINCT e.path, e.symbol, e.sha {COMMIT_EVENTS} AND e.tail = e.symbol "
-            "AND e.kind != ?", (sha, FORMATTING_KIND))]
+        rows = [(p, s, sha) for sha in shas for p, s in events.changed_symbols(conn, sha)]
     together: dict[tuple[str, str | None], list[str]] = {}
     for p, s, sha in rows:
         if (p in aliases and (symbol is None or s == symbol)):
@@ -301,12 +294,8 @@ def co_changes(conn, path: str, recent: int = 200, max_files: int = 30,
         if len(set(seen)) < min_together:
             continue
         weight = sum(1 / max(1, size.get(sha, 2) - 1) for sha in set(seen))
-        if s is None:
-            (total,) = conn.execute("SELECT COUNT(*) FROM commit_files WHERE path = ?", (p,)).fetchone()
-        else:
-            (total,) = conn.execute("SELECT COUNT(DISTINCT sha) FROM events WHERE tail = ? AND "
-                                    "symbol = ? AND path = ? AND kind != ?",
-                                    (clean_text(s), s, p, FORMATTING_KIND)).fetchone()
+        total = (events.file_change_count(conn, p) if s is None
+                 else events.symbol_change_count(conn, p, s))
         out.append((p, s, len(set(seen)), round(weight, 3), total))
     out.sort(key=lambda r: (-r[2], r[0], r[1] or ""))
     return len(shas), out, population
@@ -368,6 +357,7 @@ def stats(conn, meta: dict, size_bytes: int) -> dict:
     units_by_type = dict(conn.execute("SELECT type, COUNT(*) FROM units GROUP BY type ORDER BY 1"))
     commits = one("SELECT COUNT(*) FROM commits")
     anchor = meta.get("anchor_stats") or {}
+    totals = events.event_totals(conn)
     return {
         "commits": commits,
         "filtered": dict(conn.execute(
@@ -382,12 +372,9 @@ def stats(conn, meta: dict, size_bytes: int) -> dict:
         # records anchored to a symbol (housekeeping records never are)
         "pitfalls": sum(units_by_type.get(t, 0) for t in PITFALL_TYPES),
         "decisions": one("SELECT COUNT(DISTINCT record_id) FROM record_symbols"),
-        "events": one(
-            f"SELECT COUNT(*) FROM events WHERE tail = symbol AND kind != '{FORMATTING_KIND}'"),
-        "formatting_events": one(
-            f"SELECT COUNT(*) FROM events WHERE tail = symbol AND kind = '{FORMATTING_KIND}'"),
+        **{key: totals[key] for key in ("events", "formatting_events")},
         "blame_runs": one(f"SELECT COUNT(*) FROM {BLAME}") if has_table(conn, BLAME) else 0,
-        "symbols": one("SELECT COUNT(DISTINCT path || '::' || symbol) FROM events"),
+        "symbols": totals["symbols"],
         "index_bytes": size_bytes,
         "index_bytes_per_1k_commits": round(size_bytes * 1000 / commits) if commits else 0,
         "commits_file_level": anchor.get("commits_file_level", 0),
@@ -400,10 +387,4 @@ def stats(conn, meta: dict, size_bytes: int) -> dict:
     }
 
 
-def events_of(conn, sha: str) -> list[SymbolEvent]:
-    """The substantive symbol events one commit was indexed with (one row per event, not per
-    suffix; formatting events left out: they are never a change)."""
-    rows = conn.execute(f"SELECT e.path, e.symbol, e.kind, e.previous {COMMIT_EVENTS} "
-                        "AND e.tail = e.symbol AND e.kind != ? ORDER BY e.path, e.symbol, e.kind",
-                        (sha, FORMATTING_KIND))
-    return [SymbolEvent(sha, path, symbol, kind, previous) for path, symbol, kind, previous in rows]
+events_of = events.events_of

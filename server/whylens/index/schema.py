@@ -13,8 +13,9 @@ from whoosh import fields
 
 from whylens.index.analysis import author_analyzer, path_analyzer, text_analyzer
 
-# Bump when a field, an analyzer or what goes into a field changes: the index is then rebuilt.
-SCHEMA_VERSION = 2
+# Bump when a field, an analyzer or what goes into a field changes, or the sidecar's tables do:
+# the index is then rebuilt (3: symbol events and changed files by path and name ids, events.py).
+SCHEMA_VERSION = 3
 
 TIMESTAMP_MAX = 2**32 - 1  # ts is an unsigned 32-bit field (dates up to 2106)
 

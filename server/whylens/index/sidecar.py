@@ -2,10 +2,11 @@
 
 Whoosh answers text queries with ids; everything else (the units and records themselves, commits,
 symbol events, renames, reverts, meta) is here, where an exact lookup costs microseconds and a
-batch of inserts costs milliseconds. Symbol lookups go through a ``tail`` column that holds every
+batch of inserts costs milliseconds. Symbol lookups go through ``tail`` columns that hold every
 dotted suffix of a qualified name, so ``send``, ``Session.send`` and ``a.Session.send`` are each
-one indexed equality. WAL mode: a reader is never blocked by a long write transaction, and a
-killed writer loses only its uncommitted transaction.
+one indexed equality (symbol events and changed files keep each path and name once: see
+``events``). WAL mode: a reader is never blocked by a long write transaction, and a killed writer
+loses only its uncommitted transaction.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 
+from whylens.index import events
 from whylens.index.analysis import clean_text, normalise_path, symbol_tails
 from whylens.index.codec import dump, iso_timestamp
 from whylens.models import PITFALL_TYPES, Commit, Record, SymbolEvent, Unit
@@ -26,10 +28,6 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);  --
 CREATE TABLE IF NOT EXISTS commits (
     sha TEXT PRIMARY KEY, author TEXT, email TEXT, date TEXT, ts INTEGER, subject TEXT,
     pr INTEGER, skip_reason TEXT);
-CREATE TABLE IF NOT EXISTS commit_files (          -- one row per file a commit touched
-    sha TEXT, path TEXT, status TEXT, old_path TEXT, PRIMARY KEY (sha, path)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS commit_files_path ON commit_files (path);
-CREATE INDEX IF NOT EXISTS commit_files_old ON commit_files (old_path) WHERE old_path IS NOT NULL;
 CREATE TABLE IF NOT EXISTS units (               -- packed: codec.dump (deflated JSON)
     id TEXT PRIMARY KEY, sha TEXT, ts INTEGER, type TEXT, packed BLOB);
 CREATE INDEX IF NOT EXISTS units_sha ON units (sha);
@@ -37,8 +35,8 @@ CREATE INDEX IF NOT EXISTS units_order ON units (ts, id);
 CREATE TABLE IF NOT EXISTS unit_symbols (          -- one row per dotted suffix of each symbol
     tail TEXT, symbol TEXT, unit_id TEXT, PRIMARY KEY (tail, symbol, unit_id)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS unit_symbols_unit ON unit_symbols (unit_id);
-CREATE TABLE IF NOT EXISTS unit_files (
-    path TEXT, unit_id TEXT, PRIMARY KEY (path, unit_id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS unit_files (            -- file: events.py's files.id
+    file INTEGER, unit_id TEXT, PRIMARY KEY (file, unit_id)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS unit_files_unit ON unit_files (unit_id);
 CREATE TABLE IF NOT EXISTS records (id TEXT PRIMARY KEY, ts INTEGER, packed BLOB);
 CREATE INDEX IF NOT EXISTS records_order ON records (ts, id);
@@ -49,14 +47,8 @@ CREATE TABLE IF NOT EXISTS record_symbols (
     tail TEXT, symbol TEXT, record_id TEXT, PRIMARY KEY (tail, symbol, record_id)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS record_symbols_record ON record_symbols (record_id);
 CREATE TABLE IF NOT EXISTS record_files (
-    path TEXT, record_id TEXT, PRIMARY KEY (path, record_id)) WITHOUT ROWID;
+    file INTEGER, record_id TEXT, PRIMARY KEY (file, record_id)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS record_files_record ON record_files (record_id);
-CREATE TABLE IF NOT EXISTS events (                -- one row per (event, dotted suffix)
-    tail TEXT, sha TEXT, path TEXT, symbol TEXT, kind TEXT, previous TEXT,
-    PRIMARY KEY (tail, sha, path, symbol, kind)) WITHOUT ROWID;
--- by file, and by commit through the commit's files (COMMIT_EVENTS): an event's file is always
--- one its commit touched (merges have no events), so no third copy of the table keyed by sha
-CREATE INDEX IF NOT EXISTS events_path ON events (path, sha);
 CREATE TABLE IF NOT EXISTS reverts (
     reverted TEXT, reverting TEXT, PRIMARY KEY (reverted, reverting)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS reverts_reverting ON reverts (reverting);
@@ -67,8 +59,8 @@ CREATE INDEX IF NOT EXISTS reverts_reverting ON reverts (reverting);
 # files × symbols × units (987 MB of 1.0 GB on redis/redis).
 PATTERN_FILES = "pattern_files"
 PATTERN_FILES_DDL = (
-    f"CREATE TABLE IF NOT EXISTS {PATTERN_FILES} (path TEXT, unit_id TEXT, "
-    "PRIMARY KEY (path, unit_id)) WITHOUT ROWID",
+    f"CREATE TABLE IF NOT EXISTS {PATTERN_FILES} (file INTEGER, unit_id TEXT, "
+    "PRIMARY KEY (file, unit_id)) WITHOUT ROWID",
     f"CREATE INDEX IF NOT EXISTS {PATTERN_FILES}_unit ON {PATTERN_FILES} (unit_id)",
 )
 # Blame of the indexed revision (``symbols.blame``): lines start..end of path were last changed
@@ -80,11 +72,6 @@ BLAME_DDL = (
 )
 
 
-# The events of one commit (``?``: its sha), through its files: ``events_path`` seeks each
-# (path, sha) pair. Add conditions on ``e`` after it.
-COMMIT_EVENTS = ("FROM commit_files f CROSS JOIN events e ON e.path = f.path AND e.sha = f.sha "
-                 "WHERE f.sha = ?")
-
 
 def connect_writer(folder: Path) -> sqlite3.Connection:
     """Open (creating) the sidecar for writing; the caller drives transactions explicitly."""
@@ -92,7 +79,7 @@ def connect_writer(folder: Path) -> sqlite3.Connection:
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")  # atomic on a kill; only power loss may lose the tail
     conn.execute("PRAGMA busy_timeout=5000")
-    conn.executescript(DDL)
+    conn.executescript(DDL + events.DDL)
     for statement in BLAME_DDL:
         conn.execute(statement)
     ensure_pattern_files(conn)
@@ -110,7 +97,7 @@ def ensure_pattern_files(conn: sqlite3.Connection) -> None:
             for statement in PATTERN_FILES_DDL:
                 conn.execute(statement)
             conn.execute(
-                f"INSERT OR IGNORE INTO {PATTERN_FILES} SELECT f.path, u.id FROM units u "
+                f"INSERT OR IGNORE INTO {PATTERN_FILES} SELECT f.file, u.id FROM units u "
                 f"JOIN unit_files f ON f.unit_id = u.id WHERE u.type IN "
                 f"({','.join('?' * len(PITFALL_TYPES))})", PITFALL_TYPES)
         conn.execute("COMMIT")
@@ -148,19 +135,15 @@ def write_meta(conn: sqlite3.Connection, values: dict) -> None:
     )
 
 
-def write_commits(conn: sqlite3.Connection, commits: Iterable[Commit]) -> None:
-    rows, files = [], []
-    for c in commits:
-        rows.append((c.sha, clean_text(c.author), clean_text(c.email), c.date, c.timestamp,
-                     clean_text(c.subject), c.pr, c.skip_reason))
-        for change in c.changes:
-            old = normalise_path(change.old_path) if change.old_path else None
-            files.append((c.sha, normalise_path(change.path), change.status, old))
-    conn.executemany("INSERT OR REPLACE INTO commits VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
-    conn.executemany("INSERT OR REPLACE INTO commit_files VALUES (?, ?, ?, ?)", files)
+def write_commits(conn: sqlite3.Connection, names: events.Names, commits: Iterable[Commit]) -> None:
+    commits = list(commits)
+    conn.executemany("INSERT OR REPLACE INTO commits VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [
+        (c.sha, clean_text(c.author), clean_text(c.email), c.date, c.timestamp,
+         clean_text(c.subject), c.pr, c.skip_reason) for c in commits])
+    events.write_changed_files(conn, names, commits)
 
 
-def write_units(conn: sqlite3.Connection, units: Iterable[Unit]) -> None:
+def write_units(conn: sqlite3.Connection, names: events.Names, units: Iterable[Unit]) -> None:
     """Insert or replace units (idempotent: a unit id maps to one row and one set of links)."""
     units = list(units)
     ids = [(u.id,) for u in units]
@@ -177,17 +160,17 @@ def write_units(conn: sqlite3.Connection, units: Iterable[Unit]) -> None:
     )
     conn.executemany(
         "INSERT OR IGNORE INTO unit_files VALUES (?, ?)",
-        [(normalise_path(f), u.id) for u in units for f in u.files],
+        [(names.file(normalise_path(f)), u.id) for u in units for f in u.files],
     )
     last_type = {u.id: u.type for u in units}  # the last unit of an id sets its type
     conn.executemany(
         f"INSERT OR IGNORE INTO {PATTERN_FILES} VALUES (?, ?)",
-        [(normalise_path(f), u.id) for u in units if last_type[u.id] in PITFALL_TYPES
+        [(names.file(normalise_path(f)), u.id) for u in units if last_type[u.id] in PITFALL_TYPES
          for f in u.files],
     )
 
 
-def write_records(conn: sqlite3.Connection, records: Iterable[Record]) -> None:
+def write_records(conn: sqlite3.Connection, names: events.Names, records: Iterable[Record]) -> None:
     records = list(records)
     ids = [(r.id,) for r in records]
     for table in ("record_commits", "record_symbols", "record_files"):
@@ -206,35 +189,23 @@ def write_records(conn: sqlite3.Connection, records: Iterable[Record]) -> None:
     )
     conn.executemany(
         "INSERT OR IGNORE INTO record_files VALUES (?, ?)",
-        [(normalise_path(f), r.id) for r in records for f in r.files],
+        [(names.file(normalise_path(f)), r.id) for r in records for f in r.files],
     )
 
 
-def stored_events(events: Iterable[SymbolEvent]) -> list[SymbolEvent]:
+def stored_events(found: Iterable[SymbolEvent]) -> list[SymbolEvent]:
     """``events`` exactly as the index stores them and ``events_of`` reads them back: path and
     names normalised, one per (commit, path, symbol, kind) (a later duplicate's ``previous``
     wins, as INSERT OR REPLACE does), ordered by path, symbol, kind. The anchorer can emit one
     event twice (two nested functions of one name changed in one commit); a run that builds
     records from these and a resumed run that reads them back then count alike."""
     unique: dict[tuple[str, str, str, str], SymbolEvent] = {}
-    for e in events:
+    for e in found:
         path, symbol = normalise_path(e.path), clean_text(e.symbol)
         previous = clean_text(e.previous) if e.previous else None
         unique[(e.commit, path, symbol, e.kind)] = SymbolEvent(e.commit, path, symbol, e.kind,
                                                               previous)
     return [unique[key] for key in sorted(unique)]
-
-
-def write_events(conn: sqlite3.Connection, events: Iterable[SymbolEvent]) -> None:
-    conn.executemany(
-        "INSERT OR REPLACE INTO events VALUES (?, ?, ?, ?, ?, ?)",
-        [
-            (tail, e.commit, normalise_path(e.path), clean_text(e.symbol), e.kind,
-             clean_text(e.previous) if e.previous else None)
-            for e in events
-            for tail in symbol_tails(e.symbol)
-        ],
-    )
 
 
 def write_blame(conn: sqlite3.Connection, runs: Iterable) -> None:
@@ -283,11 +254,8 @@ def delete_commits(conn: sqlite3.Connection, shas: list[str]) -> None:
                        (PATTERN_FILES, "unit_id"), ("units", "id")):
         conn.executemany(f"DELETE FROM {table} WHERE {key} = ?", [(i,) for i in unit_ids])
     delete_records(conn, record_ids)
-    shas_rows = [(s,) for s in shas]
-    conn.executemany("DELETE FROM events WHERE sha = ? AND path IN "
-                     "(SELECT path FROM commit_files WHERE sha = ?)", [(s, s) for s in shas])
-    for table in ("commits", "commit_files"):
-        conn.executemany(f"DELETE FROM {table} WHERE sha = ?", shas_rows)
+    events.delete_commits(conn, shas)
+    conn.executemany("DELETE FROM commits WHERE sha = ?", [(s,) for s in shas])
     conn.executemany("DELETE FROM reverts WHERE reverting = ? OR reverted = ?",
                      [(s, s) for s in shas])
 

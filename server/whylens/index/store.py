@@ -32,6 +32,7 @@ from whylens.index.schema import SCHEMA_VERSION
 # Bump when extraction, anchoring or records change what an index holds: the pipeline rebuilds
 # when the stored value differs. It embeds SCHEMA_VERSION, so a schema change rebuilds too.
 # .7: line blame passes on a rewrap its hunks cut; .8: units and records deflated, no events_sha
+# (schema 3.8: events and changed files keyed by ids)
 PIPELINE_VERSION = f"{SCHEMA_VERSION}.8"
 
 

@@ -22,6 +22,7 @@ from whylens.gitcli import text_of_os_path
 from whylens.index import commitdocs, sidecar, vectors, whoosh_fixes  # noqa: F401 (installs)
 from whylens.index.analysis import clean_text, normalise_path
 from whylens.index.codec import iso_timestamp, load_record, record_text
+from whylens.index.events import Names, write_events
 from whylens.index.schema import SCHEMA_VERSION, TIMESTAMP_MAX, build_schema
 from whylens.index.store import PIPELINE_VERSION, WHOOSH_DIR, IndexStore, release_lock
 from whylens.models import RECORD_TYPE, Commit, Record, SymbolEvent, Unit
@@ -100,6 +101,7 @@ class IndexWriter:
         storage = FileStorage(str(whoosh_dir), supports_mmap=False)
         self._ix = storage.create_index(build_schema()) if fresh else storage.open_index()
         self._conn = sidecar.connect_writer(folder)
+        self._names = Names(self._conn)
         self._conn.executescript(commitdocs.DDL + vectors.DDL)
         self._conn.execute("BEGIN")
         # Vectors are written with their documents; without the encoder (data missing or
@@ -120,24 +122,24 @@ class IndexWriter:
         """Commits, and a search document for each one the filters kept (with the symbols of
         the events already added for it)."""
         commits = list(commits)
-        sidecar.write_commits(self._conn, commits)
+        sidecar.write_commits(self._conn, self._names, commits)
         self._queue(unit_document(doc) for doc in commitdocs.write(self._conn, commits))
 
     def add_units(self, units: Iterable[Unit]) -> None:
         units = list(units)
-        sidecar.write_units(self._conn, units)
+        sidecar.write_units(self._conn, self._names, units)
         self._queue(unit_document(u) for u in units)
 
     def add_records(self, records: Iterable[Record]) -> None:
         records = list(records)
-        sidecar.write_records(self._conn, records)
+        sidecar.write_records(self._conn, self._names, records)
         self._queue(record_document(r) for r in records)
 
     def add_events(self, events: Iterable[SymbolEvent]) -> list[SymbolEvent]:
         """Store ``events``; returns them as stored (``sidecar.stored_events``): build records
         from these, so a run and a resumed run that reads them back agree."""
         stored = sidecar.stored_events(events)
-        sidecar.write_events(self._conn, stored)
+        write_events(self._conn, self._names, stored)
         return stored
 
     def add_blame(self, runs: Iterable) -> None:
