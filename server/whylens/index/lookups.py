@@ -333,7 +333,8 @@ def line_blame(conn: sqlite3.Connection, path: str, line: int) -> HistoryEntry |
     if not has_table(conn, BLAME):
         return None
     row = conn.execute(
-        f"SELECT b.end, b.sha FROM {BLAME} b WHERE b.path = ? AND b.start <= ? "
+        f"SELECT b.end, b.sha FROM {BLAME} b WHERE b.file = (SELECT id FROM files WHERE path = ?) "
+        "AND b.start <= ? "
         "ORDER BY b.start DESC LIMIT 1", (normalise_path(path), line)).fetchone()
     if row is None or row[0] < line:
         return None

@@ -64,12 +64,13 @@ PATTERN_FILES_DDL = (
     f"CREATE INDEX IF NOT EXISTS {PATTERN_FILES}_unit ON {PATTERN_FILES} (unit_id)",
 )
 # Blame of the indexed revision (``symbols.blame``): lines start..end of path were last changed
-# substantively by the commit whose raw 20-byte id is ``sha``.
+# substantively by the commit whose raw 20-byte id is ``sha`` (``file``: the path's files.id).
 BLAME = "blame"
 BLAME_DDL = (
-    f"CREATE TABLE IF NOT EXISTS {BLAME} (path TEXT, start INTEGER, end INTEGER, sha BLOB, "
-    "PRIMARY KEY (path, start)) WITHOUT ROWID",
+    f"CREATE TABLE IF NOT EXISTS {BLAME} (file INTEGER, start INTEGER, end INTEGER, sha BLOB, "
+    "PRIMARY KEY (file, start)) WITHOUT ROWID",
 )
+_FILE_ID = "(SELECT id FROM files WHERE path = ?)"
 
 
 
@@ -208,23 +209,24 @@ def stored_events(found: Iterable[SymbolEvent]) -> list[SymbolEvent]:
     return [unique[key] for key in sorted(unique)]
 
 
-def write_blame(conn: sqlite3.Connection, runs: Iterable) -> None:
+def write_blame(conn: sqlite3.Connection, names: events.Names, runs: Iterable) -> None:
     """``runs``: ``symbols.blame.BlameRun`` rows (a run replaces the one starting where it does)."""
     conn.executemany(
         f"INSERT OR REPLACE INTO {BLAME} VALUES (?, ?, ?, ?)",
-        [(normalise_path(r.path), r.start, r.end, bytes.fromhex(r.commit)) for r in runs],
+        [(names.file(normalise_path(r.path)), r.start, r.end, bytes.fromhex(r.commit))
+         for r in runs],
     )
 
 
 def delete_blame(conn: sqlite3.Connection, paths: Iterable[str]) -> None:
-    conn.executemany(f"DELETE FROM {BLAME} WHERE path = ?",
+    conn.executemany(f"DELETE FROM {BLAME} WHERE file = {_FILE_ID}",
                      [(normalise_path(p),) for p in paths])
 
 
 def read_blame(conn: sqlite3.Connection, path: str) -> list[tuple[int, int, str]]:
     """(start, end, commit sha) of every run of ``path``, in line order."""
     return [(start, end, sha.hex()) for start, end, sha in conn.execute(
-        f"SELECT start, end, sha FROM {BLAME} WHERE path = ? ORDER BY start",
+        f"SELECT start, end, sha FROM {BLAME} WHERE file = {_FILE_ID} ORDER BY start",
         (normalise_path(path),))]
 
 

@@ -144,12 +144,12 @@ class IndexWriter:
 
     def add_blame(self, runs: Iterable) -> None:
         """``symbols.blame.BlameRun`` rows of the indexed revision."""
-        sidecar.write_blame(self._conn, runs)
+        sidecar.write_blame(self._conn, self._names, runs)
 
     def replace_blame(self, paths: Iterable[str], runs: Iterable) -> None:
         """Drop the blame of ``paths``, then add ``runs`` (an incremental run's new blame)."""
         sidecar.delete_blame(self._conn, paths)
-        sidecar.write_blame(self._conn, runs)
+        sidecar.write_blame(self._conn, self._names, runs)
 
     def blame_of(self, path: str) -> list[tuple[int, int, str]]:
         """The blame runs stored for ``path`` (start, end, sha), as this writer sees them."""

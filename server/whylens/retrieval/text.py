@@ -24,7 +24,7 @@ STOP_WORDS = frozenset(
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]{2,}")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _NOT_CODE = frozenset({"e.g", "i.e", "etc", "vs"})
-_FILE_ENDINGS = frozenset("py js ts tsx jsx go rs java rb php c h cc cpp cs md rst txt json yml yaml "
+_FILE_ENDINGS = frozenset("py js ts tsx jsx go rs java kt kts rb php c h cc cpp cs md rst txt json yml yaml "
                           "toml cfg ini com org net io html".split())
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 

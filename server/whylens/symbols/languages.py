@@ -11,7 +11,7 @@ import posixpath
 
 LANGUAGES = (
     "python", "javascript", "typescript", "tsx", "go", "java", "rust",
-    "c", "cpp", "csharp", "ruby", "php",
+    "c", "cpp", "csharp", "ruby", "php", "kotlin",
 )
 
 EXTENSIONS: dict[str, str] = {
@@ -28,6 +28,7 @@ EXTENSIONS: dict[str, str] = {
     ".cs": "csharp",
     ".rb": "ruby", ".rake": "ruby", ".gemspec": "ruby", ".ru": "ruby",
     ".php": "php", ".phtml": "php",
+    ".kt": "kotlin", ".kts": "kotlin",
 }
 
 FILE_NAMES: dict[str, str] = {

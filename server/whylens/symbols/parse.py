@@ -28,7 +28,7 @@ _C_LIKE = (b"//", b"/*")
 COMMENT_MARKERS: dict[str, tuple[bytes, ...]] = {
     "python": (b"#",), "ruby": (b"#", b"=begin"), "php": (b"#", b"//", b"/*"),
     **{lang: _C_LIKE for lang in ("javascript", "typescript", "tsx", "go", "java", "rust", "c",
-                                  "cpp", "csharp")},
+                                  "cpp", "csharp", "kotlin")},
 }
 # Languages whose comments are all leaf nodes of this type starting with the language's marker:
 # their comments are found by looking up the node at each marker (C-speed lookups) instead of

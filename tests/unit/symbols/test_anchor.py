@@ -154,9 +154,17 @@ def test_other_languages_anchor_too(make_repo):
     rust = "struct Bar;\n\nimpl Display for Bar {\n    fn fmt(&self) -> u8 { 1 }\n}\n"
     repo.commit("rust", {"b.rs": rust})
     c4 = repo.commit("fmt changes", {"b.rs": rust.replace("{ 1 }", "{ 2 }")})
+    kotlin = ("class RealCall {\n  fun execute(): Response {\n    return chain()\n  }\n\n"
+              "  fun cancel() {\n    canceled = true\n  }\n}\n")
+    repo.commit("kotlin", {"RealCall.kt": kotlin})
+    c6 = repo.commit("execute changes", {"RealCall.kt": kotlin.replace("chain()", "chain(true)")})
+    c7 = repo.commit("cancel signature", {"RealCall.kt": kotlin.replace(
+        "chain()", "chain(true)").replace("fun cancel()", "fun cancel(reason: String)")})
     events = events_by_commit(repo, Anchorer(blob_reader(repo)))
     assert events[c2] == [("(*Server).Serve", "body", None)]
     assert events[c4] == [("Bar.fmt", "body", None)]
+    assert events[c6] == [("RealCall.execute", "body", None)]
+    assert events[c7] == [("RealCall.cancel", "signature", None)]
 
 
 def test_binary_garbage_and_unreadable_blobs_never_raise(make_repo):

@@ -61,6 +61,21 @@ CASES = {
          ("Outer.Outer", "method"), ("Outer.count", "method"), ("Shape", "interface"),
          ("Shape.area", "method"), ("Color", "enum"), ("Color.paint", "method")],
     ),
+    "kotlin": (
+        b"package okhttp3\n\nclass RealCall(val client: Client) : Call {\n"
+        b"  override fun execute(): Response { return chain() }\n"
+        b"  inner class AsyncCall : Runnable {\n    override fun run() {}\n  }\n"
+        b"  companion object {\n    fun create(): RealCall = RealCall(Client())\n  }\n}\n"
+        b"fun interface Interceptor {\n  fun intercept(chain: Chain): Response\n}\n"
+        b"object Platform { fun get() = 1 }\n"
+        b"enum class Protocol { HTTP_1_1; fun alpn() = name }\n"
+        b"fun String.toHttpUrl(): HttpUrl = HttpUrl.parse(this)\n",
+        [("RealCall", "class"), ("RealCall.execute", "method"), ("RealCall.AsyncCall", "class"),
+         ("RealCall.AsyncCall.run", "method"), ("RealCall.create", "method"),
+         ("Interceptor", "class"), ("Interceptor.intercept", "method"), ("Platform", "class"),
+         ("Platform.get", "method"), ("Protocol", "class"), ("Protocol.alpn", "method"),
+         ("toHttpUrl", "function")],
+    ),
     "rust": (
         b"mod net {\n    pub struct Bar { a: i32 }\n}\n"
         b"impl<T> fmt::Display for Bar<T> {\n    fn fmt(&self) -> i32 { 1 }\n}\n"
