@@ -13,8 +13,11 @@ Never shown (confidence 0):
   the description of work that changed other symbols too (a merge PR's description, an issue
   thread: it speaks for every commit of the work) or from a commit that changed more than
   ``WIDE_SYMBOLS`` symbols, unless it names the symbol;
-- a sentence that opens with a connective ("However, …", "(Eliminating …"): alone on a card it
-  continues a sentence that is not there.
+- a sentence that opens with a connective ("However, …", "(Eliminating …"), or in lower case
+  with a conjunction or a verb ("since the names …", "was released …"): alone on a card it
+  continues a sentence that is not there;
+- a sentence tied to other symbols its commit changed and not to this one (``knowledge.ties``:
+  it names them or what their changed lines name).
 
 Otherwise a logistic score of: the sentence classifier's probability that the sentence is
 knowledge at all (a constraint, a failure, a fix with its reason; "Add X option" is not), what
@@ -55,6 +58,11 @@ _FRAGMENT = re.compile(
     r"|for instance|for example|in that case|which|whereas|additionally|furthermore|moreover"
     r"|for (?:said|such|these|those))\b"
     r"|^\s*[(\[]", re.I)
+# ... and so does one that opens in lower case with a conjunction or a verb: its subject or its
+# main clause is in the sentence before ("since the names may change ...", "was released on ...").
+_LOWER_FRAGMENT = re.compile(
+    r"^\W*(?:since|because|as|while|although|though|unless|whereas|was|were|is|are|has|have"
+    r"|had|should|would|could|can|will|may|might|must|to|with|without|by|in|on|of)\b")
 # ... and one that opens like this leans on it, or speaks of the change rather than the code.
 _PRONOUN = re.compile(r"^\W*(?:it|its|it's|this|that|these|those|they|them|here|there"
                       r"|in this case|finally)\b", re.I)
@@ -79,20 +87,26 @@ class ItemEvidence:
     about_change: bool  # speaks of the change itself ("This commit ...", "The fix ...")
     title: bool = False  # a record's title, or a sentence repeating it
     whole_work: bool = False  # a merge PR's description (no one commit of it)
+    elsewhere: bool = False  # tied to other symbols its commit changed, not this one (ties)
+    tied: bool = False  # tied to this symbol (and maybe others), by name or its changed lines
 
 
 def evidence(text: str, field: str, knowledge: float, symbol: str, change: str | None,
-             commit_symbols, *, title: bool = False, whole_work: bool = False) -> ItemEvidence:
+             commit_symbols, *, title: bool = False, whole_work: bool = False,
+             about: tuple[str, ...] = ()) -> ItemEvidence:
     """The evidence for ``text`` on the card of ``symbol``; ``commit_symbols`` are the symbols
-    its commit changed (for a merge PR's description: the PR's)."""
+    its commit changed (for a merge PR's description: the PR's), ``about`` the ones of them
+    the text is tied to (``knowledge.ties``; () when none)."""
     names = [s for s in dict.fromkeys(commit_symbols) if s != symbol]
     mine = names_symbol(text, symbol)
     return ItemEvidence(
         field=field, knowledge=knowledge, change=change, breadth=len(names) + 1,
         names_symbol=mine, names_other=not mine and any(names_symbol(text, s) for s in names),
-        words=len(_WORDS.findall(text)), fragment=bool(_FRAGMENT.match(text)),
+        words=len(_WORDS.findall(text)),
+        fragment=bool(_FRAGMENT.match(text) or _LOWER_FRAGMENT.match(text)),
         pronoun=bool(_PRONOUN.match(text)), about_change=bool(_SELF.match(text)),
-        title=title, whole_work=whole_work)
+        title=title, whole_work=whole_work, elsewhere=bool(about) and symbol not in about,
+        tied=symbol in about)
 
 
 def confidence(item: ItemEvidence) -> float:
@@ -105,12 +119,12 @@ def confidence(item: ItemEvidence) -> float:
 
 
 def never_shown(item: ItemEvidence) -> bool:
-    if item.title or item.fragment or item.change is None:
+    if item.title or item.fragment or item.change is None or item.elsewhere:
         return True
     # the description of wider work, or a wide change, speaks for this symbol only where it
     # names it
     return ((item.whole_work and item.breadth > 1) or item.breadth > WIDE_SYMBOLS) \
-        and not item.names_symbol
+        and not (item.names_symbol or item.tied)
 
 
 def features(item: ItemEvidence) -> dict[str, float]:
