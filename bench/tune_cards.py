@@ -297,6 +297,8 @@ def simulate(args) -> int:
     confidence.GATE = args.gate
     if args.wide is not None:
         confidence.WIDE_SYMBOLS = args.wide
+    if args.weights:
+        confidence.WEIGHTS = json.loads(args.weights)
     labels = load_labels()
     counts: Counter = Counter()
     cards_with_items = 0
@@ -334,6 +336,7 @@ def main() -> int:
             p.add_argument("--unlabelled", help="write the items no label covers here")
             p.add_argument("--wide", type=int, help="confidence.WIDE_SYMBOLS for this run")
             p.add_argument("--no-ties", action="store_true", help="tie no sentence (as before)")
+            p.add_argument("--weights", help="confidence.WEIGHTS for this run (JSON, as fit prints)")
     p = sub.add_parser("fit")
     p.add_argument("pool")
     p.add_argument("--l2", type=float, nargs="+", default=[1.0, 0.5, 3.0],
