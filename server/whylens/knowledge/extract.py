@@ -76,8 +76,7 @@ def extract_units(
     if len(unit_symbols) > SWEEPING_SYMBOLS:
         unit_symbols = ()  # a sweeping change: what it says is no one symbol's story
     kinds = {e.symbol: e.kind for e in events}
-    changed = names_by_symbol(events)
-    names = {s: changed.get(s, frozenset()) for s in unit_symbols}
+    names = {s: found for s, found in names_by_symbol(events).items() if s in unit_symbols}
     out = []
     for unit in _units(drafts, commit, unit_files, unit_symbols):
         about = tied_symbols(unit.content, names)

@@ -23,14 +23,14 @@ from collections.abc import Iterable, Mapping
 
 from whylens.knowledge.confidence import names_symbol
 from whylens.knowledge.features import path_kind
-from whylens.models import SymbolEvent
+from whylens.models import FORMATTING_KIND, SymbolEvent
 
 _TOKEN = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->|#)[A-Za-z_$][\w$]*)*(\()?")
 _SHAPED = re.compile(r"_|[A-Za-z]\d|[a-z][A-Z]|\.|::|->|#|^[A-Z]{3,}$")
 _PIECE = re.compile(r"[A-Za-z_$][\w$]*")
 # A symbol its commit added or deleted takes no sentence from the others: "This adds a SkipClean
 # option so that ..." explains the function that reads the option as much as the new one.
-_NO_TIES = ("added", "deleted")
+_NO_TIES = ("added", "deleted", FORMATTING_KIND)
 
 
 def names_by_symbol(events: Iterable[SymbolEvent]) -> dict[str, frozenset[str]]:

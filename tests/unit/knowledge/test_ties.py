@@ -4,7 +4,8 @@ only (knowledge.ties), for units and record claims alike, on a real indexed repo
 from __future__ import annotations
 
 from whylens.index.store import IndexStore
-from whylens.knowledge.ties import code_words, tied_symbols
+from whylens.knowledge.ties import code_words, names_by_symbol, tied_symbols
+from whylens.models import SymbolEvent
 from whylens.pipeline import run_index
 from whylens.render.rationale import rationale
 from whylens.retrieval.why import why
@@ -48,6 +49,15 @@ def test_tied_symbols_names_changed_lines_and_name_parts():
                "(*Route).Host": frozenset()}
     assert tied_symbols("a bool is added to the routeRegexp", members) == (
         "routeRegexp", "(*routeRegexp).Match")
+    # a symbol the commit added, or a test, takes no sentence from the code it changed
+    events = [SymbolEvent("c", "mux.go", "(*Router).SkipClean", "added"),
+              SymbolEvent("c", "mux.go", "(*Router).ServeHTTP", "body", names=frozenset({"path"})),
+              SymbolEvent("c", "mux_test.go", "TestSkipClean", "body",
+                          names=frozenset({"SkipClean"})),
+              SymbolEvent("c", "route.go", "(*Route).Path", "body", names=frozenset({"tpl"}))]
+    assert set(names_by_symbol(events)) == {"(*Router).ServeHTTP", "(*Route).Path"}
+    assert tied_symbols("This adds a SkipClean option so that this path is not redirected",
+                        names_by_symbol(events)) == ()
     assert code_words("Use req.query, parse() and maxRedirects; e.g. utf8") == {
         "req", "query", "parse", "maxRedirects", "utf8"}
 
