@@ -37,72 +37,21 @@ def open_gate() -> None:
 
 
 def build(args) -> int:
-    """An open index (every item on every symbol its commit changed: the gate open, no ties),
-    and beside it ``<index>.names.jsonl``: each commit's changed symbols with the identifiers
-    of their changed lines (``SymbolEvent.names``, never stored in an index), from which
-    ``pool`` and ``simulate`` tie sentences (``knowledge.ties``) as a real build would."""
-    import whylens.pipeline as pipeline
-    from whylens.knowledge import extract
-    from whylens.records import about
+    from whylens.pipeline import run_index
     open_gate()
-    for module in (extract, about):
-        module.tied_symbols = lambda text, names: ()  # type: ignore[attr-defined]
     for name, repo in pairs(args.repo).items():
-        index = pairs(args.index)[name]
-        with open(f"{index}.names.jsonl", "w", encoding="utf-8") as out:
-            def capture(commit, *a, events=(), _extract=extract.extract_units, **kw):
-                names: dict[str, list[str]] = {}
-                for e in events:
-                    if e.kind != "deleted":
-                        names[e.symbol] = sorted(set(names.get(e.symbol, ())) | e.names)
-                if len(names) > 1:
-                    out.write(json.dumps({"commit": commit.sha, "names": names}) + "\n")
-                return _extract(commit, *a, events=events, **kw)
-            pipeline.extract_units = capture
-            stats = pipeline.run_index(repo, index)
+        stats = run_index(repo, pairs(args.index)[name])
         print(name, stats.describe())
     return 0
 
 
-def load_names(args) -> dict[str, dict[str, frozenset[str]]]:
-    """commit -> symbol -> names, from the files ``build`` wrote beside each index."""
-    out: dict[str, dict[str, frozenset[str]]] = {}
-    for index in pairs(args.index).values():
-        file = Path(f"{index}.names.jsonl")
-        if file.exists():
-            for line in file.read_text(encoding="utf-8").splitlines():
-                row = json.loads(line)
-                out[row["commit"]] = {s: frozenset(n) for s, n in row["names"].items()}
-    return out
-
-
-def ties_for(text: str, commits, names, reader) -> tuple[str, ...]:
-    """``knowledge.ties`` over the events of ``commits`` as stored, with their captured names
-    (one commit: a commit's sentence; several: a description's, over the work's commits); ()
-    without captured names."""
-    from dataclasses import replace
-
-    from whylens.knowledge.ties import names_by_symbol, tied_symbols
-    merged: dict[str, frozenset[str]] = {}
-    for sha in commits:
-        if sha not in names:
-            continue
-        events = [replace(e, names=names[sha].get(e.symbol, frozenset()))
-                  for e in reader.events_of(sha)]
-        for symbol, found in names_by_symbol(events).items():
-            merged[symbol] = merged.get(symbol, frozenset()) | found
-    return tied_symbols(text, merged)
-
-
 class GatedReader:
-    """An open index read as if its units had been anchored with ``confidence.GATE`` and the
-    ties of ``names`` (``load_names``): the unit gate of ``extract_units`` applied to each
-    symbol's units, and each record claim's ``about`` set (claims are gated when read anyway,
-    by ``records.about``)."""
+    """An open index read as if its units had been anchored with ``confidence.GATE``: the unit
+    gate of ``extract_units`` applied to each symbol's units (record claims are gated when read
+    anyway, by ``records.about``)."""
 
-    def __init__(self, reader, names=None) -> None:
+    def __init__(self, reader) -> None:
         self._reader = reader
-        self._names = names or {}
 
     def __getattr__(self, name):
         return getattr(self._reader, name)
@@ -111,25 +60,7 @@ class GatedReader:
         from whylens.knowledge.confidence import shown
         history = self._reader.symbol_history(name, path=path)
         return [u for u in self._reader.units_for_symbol(name, path=path)
-                if shown(unit_evidence(u, name, history, self._reader, self._names))]
-
-    def records_for_symbol(self, name: str, path: str | None = None):
-        return [tied_record(r, self._names, self._reader)
-                for r in self._reader.records_for_symbol(name, path=path)]
-
-
-def tied_record(record, names, reader):
-    """``record`` with its claims tied as ``records.about.tie_claims`` ties them."""
-    from dataclasses import replace
-    commits = {u.id: u.commit for u in record.thread}
-
-    def tie(claim):
-        commit = commits.get(claim.unit)
-        shas = [commit] if commit is not None else list(record.fixing_commits)
-        return replace(claim, about=ties_for(claim.text, shas, names, reader))
-    return replace(record, problem=tie(record.problem) if record.problem else None,
-                   cause=tuple(map(tie, record.cause)), decision=tuple(map(tie, record.decision)),
-                   rejected=tuple(map(tie, record.rejected)))
+                if shown(unit_evidence(u, name, history))]
 
 
 def _stories(args, gated: bool = False):
@@ -138,20 +69,16 @@ def _stories(args, gated: bool = False):
     from whylens.retrieval.why import why
 
     repos = pairs(args.repo)
-    names = load_names(args) if gated and not getattr(args, "no_ties", False) else {}
     for repo, path, name, opened in each_symbol(args):
-        reader = GatedReader(opened, names) if gated else opened
+        reader = GatedReader(opened) if gated else opened
         yield repo, path, name, reader, why(reader, path, symbol=name, repo_root=Path(repos[repo]))
 
 
-def unit_evidence(unit, symbol: str, history, reader, names):
-    """The evidence ``extract_units`` computes for ``unit`` on ``symbol``, tied with the
-    captured ``names``."""
+def unit_evidence(unit, symbol: str, history):
     from whylens.knowledge.confidence import UNIT_FIELDS, evidence
     kinds = {e.commit: e.kind for e in history}
     return evidence(unit.content, UNIT_FIELDS[unit.type], unit.weight, symbol,
-                    kinds.get(unit.commit, "body"), unit.symbols,
-                    about=ties_for(unit.content, [unit.commit], names, reader))
+                    kinds.get(unit.commit, "body"), unit.symbols)
 
 
 def claim_evidence(record, claim, field: str, symbol: str, history, reader):
@@ -167,11 +94,11 @@ def claim_evidence(record, claim, field: str, symbol: str, history, reader):
         return [e.symbol for e in reader.events_of(sha) if e.kind != "deleted"]
     if commit is not None:
         return evidence(claim.text, field, claim.weight, symbol, changes.get(commit), of(commit),
-                        title=title, about=claim.about)
+                        title=title)
     change = next((changes[s] for s in record.fixing_commits if s in changes), None)
     return evidence(claim.text, field, claim.weight, symbol, change,
                     [s for sha in record.fixing_commits for s in of(sha)], title=title,
-                    whole_work=True, about=claim.about)
+                    whole_work=True)
 
 
 def pool(args) -> int:
@@ -182,7 +109,6 @@ def pool(args) -> int:
     from whylens.markup import inline
     from whylens.retrieval.evidence import anchored_exactly, has_fix_edge
 
-    names = load_names(args)
     for repo, path, name, reader, story in _stories(args):
         target = story.symbol.name
         history = story.history
@@ -191,12 +117,10 @@ def pool(args) -> int:
             print(json.dumps({**base, "field": UNIT_FIELDS[unit.type],
                               "text": clean(inline(unit.content, 400)), "source": "unit",
                               "commit": unit.commit,
-                              **asdict(unit_evidence(unit, target, history, reader, names))},
-                             ensure_ascii=False))
+                              **asdict(unit_evidence(unit, target, history))}, ensure_ascii=False))
         for record in reader.records_for_symbol(target, path=path):
             if not (has_fix_edge(record) and anchored_exactly(record, target)):
                 continue
-            record = tied_record(record, names, reader)
             claims = [("problem", record.problem)] if record.problem else []
             claims += [(f, c) for f in ("cause", "decision", "rejected")
                        for c in getattr(record, f)]
@@ -295,10 +219,6 @@ def simulate(args) -> int:
     from whylens.retrieval.citations import web_links_from_meta
 
     confidence.GATE = args.gate
-    if args.wide is not None:
-        confidence.WIDE_SYMBOLS = args.wide
-    if args.weights:
-        confidence.WEIGHTS = json.loads(args.weights)
     labels = load_labels()
     counts: Counter = Counter()
     cards_with_items = 0
@@ -334,9 +254,6 @@ def main() -> int:
         if name == "simulate":
             p.add_argument("--gate", type=float, required=True)
             p.add_argument("--unlabelled", help="write the items no label covers here")
-            p.add_argument("--wide", type=int, help="confidence.WIDE_SYMBOLS for this run")
-            p.add_argument("--no-ties", action="store_true", help="tie no sentence (as before)")
-            p.add_argument("--weights", help="confidence.WEIGHTS for this run (JSON, as fit prints)")
     p = sub.add_parser("fit")
     p.add_argument("pool")
     p.add_argument("--l2", type=float, nargs="+", default=[1.0, 0.5, 3.0],

@@ -107,9 +107,6 @@ class SymbolEvent:
     symbol: str  # qualified name after the change (before it, for "deleted")
     kind: str  # one of EVENT_KINDS
     previous: str | None = None  # old name (renamed) or old "path::name" (moved)
-    # the identifiers of its changed lines (``symbols.mentions``): what a message may name when
-    # it speaks of this symbol; known while indexing only, never stored
-    names: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -153,8 +150,6 @@ class Claim:
     # the sentence classifier's probability that it is knowledge at all (a card's confidence
     # starts from it); not part of what the claim is, so equal claims compare equal
     weight: float = field(default=0.5, compare=False)
-    # the symbols of its commit it is tied to (``knowledge.ties``); (): none in particular
-    about: tuple[str, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)

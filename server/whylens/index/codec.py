@@ -59,14 +59,14 @@ def load_unit(text: bytes | str) -> Unit:
 
 
 def _claim(data: dict | None) -> Claim | None:
-    return Claim(**{**data, "about": tuple(data.get("about") or ())}) if data else None
+    return Claim(**data) if data else None
 
 
 def load_record(text: bytes | str) -> Record:
     data = json.loads(unpack(text))
     data["problem"] = _claim(data.get("problem"))
     for key in ("cause", "decision", "rejected"):
-        data[key] = tuple(_claim(c) for c in data.get(key) or ())
+        data[key] = tuple(Claim(**c) for c in data.get(key) or ())
     data["thread"] = tuple(ThreadUnit(**t) for t in data.get("thread") or ())
     for key in ("fixing_commits", "supersedes", "anchors", "files"):
         data[key] = tuple(data.get(key) or ())

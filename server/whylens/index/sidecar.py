@@ -221,7 +221,7 @@ def stored_events(events: Iterable[SymbolEvent]) -> list[SymbolEvent]:
         path, symbol = normalise_path(e.path), clean_text(e.symbol)
         previous = clean_text(e.previous) if e.previous else None
         unique[(e.commit, path, symbol, e.kind)] = SymbolEvent(e.commit, path, symbol, e.kind,
-                                                              previous, names=e.names)
+                                                              previous)
     return [unique[key] for key in sorted(unique)]
 
 

@@ -12,25 +12,18 @@ Never shown (confidence 0):
 - a sentence from a commit that did not change the symbol (another commit of the same PR); from
   the description of work that changed other symbols too (a merge PR's description, an issue
   thread: it speaks for every commit of the work) or from a commit that changed more than
-  ``WIDE_SYMBOLS`` symbols, unless it names the symbol or is tied to it (``knowledge.ties``);
-  5 on the tune labels (7 repositories, leave-one-out: 15 kept 130 items, 67% useful, 5%
-  noise; 5 keeps 113, 72% useful, 3% noise);
-- a sentence that opens with a connective ("However, …", "(Eliminating …", "Next, …", "If it is,
-  …", "In the above commit …"), or in lower case with a conjunction or a verb ("since the names
-  …", "was released …"): alone on a card it continues a sentence that is not there; so does a
-  pasted terminal session ("bash-5.1$ …");
-- a sentence tied to other symbols its commit changed and not to this one (``knowledge.ties``:
-  it names them or what their changed lines name).
+  ``WIDE_SYMBOLS`` symbols, unless it names the symbol;
+- a sentence that opens with a connective ("However, …", "(Eliminating …"): alone on a card it
+  continues a sentence that is not there.
 
 Otherwise a logistic score of: the sentence classifier's probability that the sentence is
 knowledge at all (a constraint, a failure, a fix with its reason; "Add X option" is not), what
 the card would show it as, how many symbols its commit changed (a sweeping change speaks for
 none of them), whether it names this symbol or only another symbol its commit changed, whether
 its commit added the symbol, its length, and whether it opens with a pronoun or speaks of the
-change ("This commit …", "Let's …"). The weights (L2 1.0, signs fixed: ``fit --monotone``) and
-``GATE`` were chosen on hand labels of card items from the tune repositories only
-(``bench/tune_cards.py fit``, leave-one-repository-out over requests, express, mux, redis,
-httpx, cobra and sinatra); ``bench/bench_cards.py`` measures the held-out cards.
+change ("This commit …"). The weights (L2 1.0) and ``GATE`` were chosen on hand labels of card
+items from the tune repositories only (``bench/tune_cards.py fit``, leave-one-repository-out);
+``bench/bench_cards.py`` measures the held-out cards.
 """
 
 from __future__ import annotations
@@ -44,36 +37,29 @@ RECORD_FIELDS = ("problem", "cause", "decision", "rejected")
 
 # Fitted by bench/tune_cards.py fit on the tune repositories' card labels (see the docstring).
 WEIGHTS: dict[str, float] = {
-    "bias": 0.14, "knowledge": 1.15,
-    "field:pitfall": 0.28, "field:fix": 0.84, "field:constraint": -0.46, "field:problem": 0.25,
-    "field:cause": -0.16, "field:decision": -0.74,
-    "breadth": 0.0,  # log(1 + symbols its commit changed)
-    "names_symbol": 0.64, "names_other": 0.0,
-    "added": -0.04,  # its commit created the symbol: what it says is often about the whole commit
-    "short": -0.53, "long": 0.99,  # 6 words or fewer; 25 or more
-    "pronoun": -0.67, "about_change": -0.48,
+    "bias": 0.17, "knowledge": 1.08,
+    "field:pitfall": 0.92, "field:fix": 0.51, "field:constraint": -0.21, "field:problem": -0.31,
+    "field:cause": -0.21, "field:decision": -0.70,
+    "breadth": -0.04,  # log(1 + symbols its commit changed)
+    "names_symbol": 0.59, "names_other": -0.30,
+    "added": -0.83,  # its commit created the symbol: what it says is often about the whole commit
+    "short": -0.53, "long": 1.17,  # 6 words or fewer; 25 or more
+    "pronoun": -0.50, "about_change": -0.48,
 }
 GATE = 0.5
-WIDE_SYMBOLS = 5  # a commit that changed more symbols speaks for one only where it names it
+WIDE_SYMBOLS = 15  # a commit that changed more symbols speaks for one only where it names it
 
 # Alone on a card, a sentence that opens like this continues one that is not there.
 _FRAGMENT = re.compile(
     r"^\W*(?:said|such|also|however|but|and|or|so|then|thus|therefore|hence|instead|otherwise"
     r"|for instance|for example|in that case|which|whereas|additionally|furthermore|moreover"
-    r"|for (?:said|such|these|those)|next|if (?:it|this|that|they|so|not)|(?:in )?the above)\b"
+    r"|for (?:said|such|these|those))\b"
     r"|^\s*[(\[]", re.I)
-# A pasted terminal session ("bash-5.1$ tanzu context u", ">>> r.json()") is no sentence at all.
-_PASTE = re.compile(r"(?:^|[\w.)\]-])\$ \S|>>> \S")
-# ... and so does one that opens in lower case with a conjunction or a verb: its subject or its
-# main clause is in the sentence before ("since the names may change ...", "was released on ...").
-_LOWER_FRAGMENT = re.compile(
-    r"^\W*(?:since|because|as|while|although|though|unless|whereas|was|were|is|are|has|have"
-    r"|had|should|would|could|can|will|may|might|must|to|with|without|by|in|on|of)\b")
 # ... and one that opens like this leans on it, or speaks of the change rather than the code.
 _PRONOUN = re.compile(r"^\W*(?:it|its|it's|this|that|these|those|they|them|here|there"
                       r"|in this case|finally)\b", re.I)
-_SELF = re.compile(r"^\W*(?:(?:this|the) (?:commit|change|patch|pr|pull request|fix|approach"
-                   r"|implementation|refactor\w*)|let'?s|let us)\b", re.I)
+_SELF = re.compile(r"^\W*(?:this|the) (?:commit|change|patch|pr|pull request|fix|approach"
+                   r"|implementation|refactor\w*)\b", re.I)
 _WORDS = re.compile(r"\S+")
 
 
@@ -93,26 +79,20 @@ class ItemEvidence:
     about_change: bool  # speaks of the change itself ("This commit ...", "The fix ...")
     title: bool = False  # a record's title, or a sentence repeating it
     whole_work: bool = False  # a merge PR's description (no one commit of it)
-    elsewhere: bool = False  # tied to other symbols its commit changed, not this one (ties)
-    tied: bool = False  # tied to this symbol (and maybe others), by name or its changed lines
 
 
 def evidence(text: str, field: str, knowledge: float, symbol: str, change: str | None,
-             commit_symbols, *, title: bool = False, whole_work: bool = False,
-             about: tuple[str, ...] = ()) -> ItemEvidence:
+             commit_symbols, *, title: bool = False, whole_work: bool = False) -> ItemEvidence:
     """The evidence for ``text`` on the card of ``symbol``; ``commit_symbols`` are the symbols
-    its commit changed (for a merge PR's description: the PR's), ``about`` the ones of them
-    the text is tied to (``knowledge.ties``; () when none)."""
+    its commit changed (for a merge PR's description: the PR's)."""
     names = [s for s in dict.fromkeys(commit_symbols) if s != symbol]
     mine = names_symbol(text, symbol)
     return ItemEvidence(
         field=field, knowledge=knowledge, change=change, breadth=len(names) + 1,
         names_symbol=mine, names_other=not mine and any(names_symbol(text, s) for s in names),
-        words=len(_WORDS.findall(text)),
-        fragment=bool(_FRAGMENT.match(text) or _LOWER_FRAGMENT.match(text) or _PASTE.search(text)),
+        words=len(_WORDS.findall(text)), fragment=bool(_FRAGMENT.match(text)),
         pronoun=bool(_PRONOUN.match(text)), about_change=bool(_SELF.match(text)),
-        title=title, whole_work=whole_work, elsewhere=bool(about) and symbol not in about,
-        tied=symbol in about)
+        title=title, whole_work=whole_work)
 
 
 def confidence(item: ItemEvidence) -> float:
@@ -125,12 +105,12 @@ def confidence(item: ItemEvidence) -> float:
 
 
 def never_shown(item: ItemEvidence) -> bool:
-    if item.title or item.fragment or item.change is None or item.elsewhere:
+    if item.title or item.fragment or item.change is None:
         return True
     # the description of wider work, or a wide change, speaks for this symbol only where it
     # names it
     return ((item.whole_work and item.breadth > 1) or item.breadth > WIDE_SYMBOLS) \
-        and not (item.names_symbol or item.tied)
+        and not item.names_symbol
 
 
 def features(item: ItemEvidence) -> dict[str, float]:

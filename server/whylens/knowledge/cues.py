@@ -78,34 +78,3 @@ REJECTED = re.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 BEFORE = re.compile(r"^(?:prior\ to|before|until)\ this\b", re.IGNORECASE)
-
-# Cue-word groups: each a classifier feature (``features``, "group:<name>"), so the weight of a
-# word the training sentences rarely hold is learned from its group. Words, not phrases of one
-# role: "must", "never" and "only" say a rule whichever record role the sentence plays.
-GROUPS: dict[str, re.Pattern[str]] = {name: re.compile(pattern, re.IGNORECASE) for name, pattern in {
-    "causal": r"\b(?:because|due to|caus(?:e|es|ed|ing)|as a result|results? in|resulted in"
-              r"|leads? to|led to|therefore|hence|which means|otherwise|since (?:the|it|we|a|an"
-              r"|there|this|they))\b",
-    "rule": r"\b(?:must(?:n't| not)?|should(?:n't| not)?|never|always|required?|requires"
-            r"|need(?:s|ed)? to|ha(?:s|ve) to|cannot|can't|can not|may not|only|mandatory"
-            r"|expected to|not allowed|guarantee[sd]?)\b",
-    "conditional": r"\b(?:if|when|whenever|unless|in case|until|as long as|once|while|after"
-                   r"|before|on (?:windows|linux|macos|32-bit|64-bit))\b",
-    "break": r"\b(?:break(?:s|ing)?|broke(?:n)?|crash(?:es|ed|ing)?|hang(?:s|ing)?|fail(?:s|ed"
-             r"|ing|ure|ures)?|error(?:s)?|leak(?:s|ed|ing)?|overflow(?:s|ed)?|deadlock(?:s)?"
-             r"|race|corrupt(?:s|ed|ion)?|panic(?:s|ked)?|infinite|regression|bug(?:s)?"
-             r"|wrong(?:ly)?|incorrect(?:ly)?|unexpected(?:ly)?|invalid|missing|lost)\b",
-    "alternative": r"\b(?:instead|rather than|alternative(?:ly|s)?|in favou?r of|could (?:also"
-                   r"|have)|another (?:way|option|approach)|would (?:be|have been)"
-                   r"|prefer(?:s|red|able)?|trade-?off)\b",
-    "behaviour": r"\b(?:now|no longer|anymore|by default|defaults? to|returns?|raises?|throws?"
-                 r"|previously|used to|behaviou?r|is called|are called|is sent|are sent"
-                 r"|is ignored|are ignored)\b",
-    "trivial": r"\b(?:typos?|whitespace|lint(?:ing)?|format(?:ting)?|docs?|documentation"
-               r"|changelog|readme|bump(?:ed)?|version|release|merge[sd]?|renamed?|clean ?up"
-               r"|cleanups?|refactor(?:ed|ing)?|tests?|comments?|style|spelling|wording|minor"
-               r"|nits?|tidy|cosmetic)\b",
-    "explain": r"\b(?:the reason|in order to|so that|to (?:avoid|prevent|ensure|allow|make sure"
-               r"|keep)|this way|which (?:allows|avoids|prevents|ensures|makes)|the (?:idea|goal"
-               r"|point|intent) (?:is|was)|we want|without this|important|necessary|needed)\b",
-}.items()}

@@ -6,7 +6,7 @@ the unit's weight); a Pattern absorbs the next sentence when that one carries th
 lead-in (a sentence ending in ":") or one that says too little (``substance``) is never a unit;
 ids dedupe within the commit; at most ``MAX_UNITS`` are kept (the highest weights). A unit is
 anchored only to the symbols whose card it confidently explains (``confidence``): not to every
-symbol its commit changed, and not to the others when it names one of them (``ties``).
+symbol its commit changed.
 
 When the classifier's data cannot be loaded (or ``use_model=False``), the rules decide instead:
 the heuristics table, with one low-prior unit from the subject when nothing fires (see
@@ -25,7 +25,6 @@ from whylens.knowledge.features import CommitKind, commit_kind, sentence_feature
 from whylens.knowledge.ids import normalise, unit_id
 from whylens.knowledge.sentences import Sentence, commit_sentences, split_sentences
 from whylens.knowledge.substance import is_substantive
-from whylens.knowledge.ties import names_by_symbol, tied_symbols
 from whylens.models import Commit, SymbolEvent, Unit
 
 MAX_UNITS = 8  # per commit
@@ -76,15 +75,11 @@ def extract_units(
     if len(unit_symbols) > SWEEPING_SYMBOLS:
         unit_symbols = ()  # a sweeping change: what it says is no one symbol's story
     kinds = {e.symbol: e.kind for e in events}
-    names = {s: found for s, found in names_by_symbol(events).items() if s in unit_symbols}
-    out = []
-    for unit in _units(drafts, commit, unit_files, unit_symbols):
-        about = tied_symbols(unit.content, names)
-        out.append(replace(unit, symbols=tuple(
-            s for s in unit.symbols if shown(evidence(
-                unit.content, UNIT_FIELDS[unit.type], unit.weight, s, kinds.get(s, "body"),
-                unit_symbols, about=about)))))
-    return out
+    return [replace(unit, symbols=tuple(
+        s for s in unit.symbols if shown(evidence(
+            unit.content, UNIT_FIELDS[unit.type], unit.weight, s, kinds.get(s, "body"),
+            unit_symbols))))
+        for unit in _units(drafts, commit, unit_files, unit_symbols)]
 
 
 def _units(drafts: list[_Draft], commit: Commit, unit_files, unit_symbols) -> list[Unit]:

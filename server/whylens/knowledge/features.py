@@ -172,9 +172,6 @@ def _cue_features(sentence: str, feats: set[str]) -> None:
                           ("resolution", heuristics.RESOLUTION)):
         if pattern.search(sentence):
             feats.add(f"cue:{name}")
-    for name, pattern in cues.GROUPS.items():
-        if pattern.search(sentence):
-            feats.add(f"group:{name}")
     first = re.findall(r"[A-Za-z']+", sentence[:60])
     if first and first[0].lower() in cues.ACTION_VERBS:
         feats.add("cue:action-verb")

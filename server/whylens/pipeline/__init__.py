@@ -29,7 +29,6 @@ from whylens.history.links import WebLinks
 from whylens.history.merges import MergeFiles
 from whylens.history.repo import open_repository
 from whylens.history.walk import walk
-from whylens.index.sidecar import stored_events
 from whylens.index.store import PIPELINE_VERSION, IndexStore, outdated_reason
 from whylens.knowledge.extract import extract_units
 from whylens.locate import locate
@@ -240,7 +239,7 @@ class _Miner:
                 changes = self._write(commit, events)
                 batch.append(slim)
             else:  # records are built from the events as stored, here as a killed run stored them
-                changes = _with_names(self.resumed.events_of(commit.sha), events)
+                changes = self.resumed.events_of(commit.sha)
             if self.blame is None:
                 writer.add_blame(runs)
             else:
@@ -278,14 +277,6 @@ class _Miner:
         if commit.skip_reason:
             summary.filtered[commit.skip_reason] += 1
         return stored
-
-
-def _with_names(stored: list[SymbolEvent], fresh: list[SymbolEvent]) -> list[SymbolEvent]:
-    """Events read back from the index with the names of their changed lines (never stored)
-    from this run's anchoring of the same commit, so their claims tie as a clean run's do."""
-    names = {(e.path, e.symbol, e.kind): e.names
-             for e in stored_events(e for e in fresh if e.kind != FORMATTING_KIND)}
-    return [replace(e, names=names.get((e.path, e.symbol, e.kind), frozenset())) for e in stored]
 
 
 def _forget_vanished(repo, writer, resumed, head: str) -> None:

@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 
 from whylens.knowledge.confidence import evidence, shown
-from whylens.knowledge.ties import names_by_symbol, tied_symbols
 from whylens.models import Claim, Record, SymbolEvent
 
 # symbol -> {commit sha: how that commit changed it}
@@ -37,15 +36,13 @@ def claims_about(record: Record, symbol: str, changes: Changes,
         commit = unit.commit if unit is not None else None
         if commit is not None:
             return shown(evidence(claim.text, field, claim.weight, symbol, changes.get(commit),
-                                  commit_symbols(commit), title=claim.unit == title_unit,
-                                  about=claim.about))
+                                  commit_symbols(commit), title=claim.unit == title_unit))
         # a merge PR's description (or a tracker thread): it speaks for the whole work
         if work_symbols is None:
             work_symbols = [s for sha in record.fixing_commits for s in commit_symbols(sha)]
         change = next((changes[sha] for sha in record.fixing_commits if sha in changes), None)
         return shown(evidence(claim.text, field, claim.weight, symbol, change, work_symbols,
-                              title=claim.unit == title_unit, whole_work=True,
-                              about=claim.about))
+                              title=claim.unit == title_unit, whole_work=True))
 
     problem = record.problem if record.problem and keep(record.problem, "problem") else None
     return replace(
@@ -53,34 +50,6 @@ def claims_about(record: Record, symbol: str, changes: Changes,
         cause=tuple(c for c in record.cause if keep(c, "cause")),
         decision=tuple(c for c in record.decision if keep(c, "decision")),
         rejected=tuple(c for c in record.rejected if keep(c, "rejected")))
-
-
-def tie_claims(record: Record, events_by_commit: Mapping[str, list[SymbolEvent]]) -> Record:
-    """``record`` with each claim's ``about``: the symbols it is tied to (``knowledge.ties``)
-    among those its commit changed (a description's: those the work changed), from the events
-    of this run, which know their changed lines."""
-    commits = {u.id: u.commit for u in record.thread}
-    work: dict[str, frozenset[str]] | None = None
-
-    def tie(claim: Claim) -> Claim:
-        nonlocal work
-        commit = commits.get(claim.unit)
-        if commit is not None:
-            names = names_by_symbol(events_by_commit.get(commit, ()))
-        else:
-            if work is None:
-                work = {}
-                for sha in record.fixing_commits:
-                    for symbol, found in names_by_symbol(events_by_commit.get(sha, ())).items():
-                        work[symbol] = work.get(symbol, frozenset()) | found
-            names = work
-        about = tied_symbols(claim.text, names)
-        return replace(claim, about=about) if about != claim.about else claim
-
-    return replace(
-        record, problem=tie(record.problem) if record.problem else None,
-        cause=tuple(map(tie, record.cause)), decision=tuple(map(tie, record.decision)),
-        rejected=tuple(map(tie, record.rejected)))
 
 
 def says_anything(record: Record) -> bool:
@@ -109,9 +78,8 @@ def symbols_of(events_by_commit: Mapping[str, list[SymbolEvent]]) -> CommitSymbo
 
 def explained_anchors(record: Record, candidates: Iterable[str],
                       events_by_commit: Mapping[str, list[SymbolEvent]]) -> tuple[str, ...]:
-    """The symbols of ``candidates`` whose card shows something of ``record`` (its claims tied
-    first: ``tie_claims``): the only ones it is anchored to (a record with nothing to say about
-    a symbol is no decision of it)."""
+    """The symbols of ``candidates`` whose card shows something of ``record``: the only ones
+    it is anchored to (a record with nothing to say about a symbol is no decision of it)."""
     changes = changes_by_symbol(record.fixing_commits, events_by_commit)
     commit_symbols = symbols_of(events_by_commit)
     return tuple(s for s in candidates if says_anything(

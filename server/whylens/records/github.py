@@ -24,7 +24,7 @@ from pathlib import Path
 from whylens.errors import InvalidInputError
 from whylens.history.links import closing_refs
 from whylens.models import Commit, Record, SymbolEvent
-from whylens.records.about import explained_anchors, tie_claims
+from whylens.records.about import explained_anchors
 from whylens.records.extract import extract_fields, supersedes_refs, thread_shape
 from whylens.records.github_api import fetch  # noqa: F401  (the opt-in live fetch, re-exported)
 from whylens.records.history import MAX_ANCHORS, anchors_for, brought_in, coalesce, files_for, generations
@@ -140,8 +140,7 @@ def _add_closers(out: dict[str, Record], number: int, export: Export, by_sha, ev
     extra = tuple(s for s in closers if s not in record.fixing_commits)
     if extra:
         fixing = record.fixing_commits + extra
-        record = tie_claims(replace(record, fixing_commits=fixing, fix_edge_source="provider"),
-                            events)
+        record = replace(record, fixing_commits=fixing, fix_edge_source="provider")
         out[record.id] = replace(record, anchors=explained_anchors(
             record, _union(record.anchors, anchors_for(fixing, events)), events))
 
@@ -222,7 +221,6 @@ def _record(*, id, kind, number, partner, title, builder, fixing, old, by_sha, e
         thread_shape=thread_shape(units, fields), distilled_by="rules", thread=units,
         anchors=anchors, files=files, author=author, date=date or (old.date if old else ""), url=url,
     )
-    record = tie_claims(record, events)
     return replace(record, anchors=explained_anchors(record, anchors, events))
 
 

@@ -26,7 +26,7 @@ from whylens.knowledge.clean import clean_inline
 from whylens.knowledge.features import commit_kind
 from whylens.knowledge.subjects import housekeeping_work
 from whylens.models import Commit, Record, SymbolEvent
-from whylens.records.about import explained_anchors, tie_claims
+from whylens.records.about import explained_anchors
 from whylens.records.extract import (
     CAUSE, DECISION, REJECTED, explains, extract_fields, supersedes_refs, thread_shape,
 )
@@ -330,7 +330,6 @@ def _finish(work: _Work, events_by_commit: dict[str, list[SymbolEvent]]) -> Reco
         thread_shape=thread_shape(units, fields), distilled_by="rules", thread=units,
         anchors=anchors, files=files, author=work.author, date=work.landing.date,
     )
-    record = tie_claims(record, events_by_commit)
     return replace(record, anchors=explained_anchors(record, anchors, events_by_commit))
 
 

@@ -13,13 +13,12 @@ walk meets the file, then carried along) and turns it into the state of its old 
   none, or it was over ``walk.MAX_PATCH_BYTES``) is always parsed on both sides.
 
 Either way the removed and added lines of each definition decide what happened
-(``change_kind.classify``; a change's event carries their identifiers, ``mentions``): layout,
-comments, quotes, wrapping and annotation-only changes are not substantive. Added and deleted
-definitions go to ``matching.resolve`` (moves and renames across the commit's files). A commit
-in ``.git-blame-ignore-revs`` (``skip_reason == "ignored"``) makes ``formatting`` events instead
-of ``body``/``signature``. A commit touching more than ``max_files`` source files is anchored at
-file level only (``stats["commits_file_level"]``): its blobs are parsed afresh when the walk
-needs them again.
+(``change_kind.classify``): layout, comments, quotes, wrapping and annotation-only changes are not
+substantive. Added and deleted definitions go to ``matching.resolve`` (moves and renames across
+the commit's files). A commit in ``.git-blame-ignore-revs`` (``skip_reason == "ignored"``) makes
+``formatting`` events instead of ``body``/``signature``. A commit touching more than
+``max_files`` source files is anchored at file level only (``stats["commits_file_level"]``): its
+blobs are parsed afresh when the walk needs them again.
 
 Decisions (tested in tests/unit/symbols/test_anchor.py): innermost only — a change inside
 ``Session.send`` is an event of ``Session.send`` alone, adding or deleting a method is an event of
@@ -40,7 +39,6 @@ from whylens.symbols.hunks import (
 )
 from whylens.symbols.languages import language_for_path
 from whylens.symbols.matching import Added, Body, Deleted, resolve
-from whylens.symbols.mentions import touched_names
 from whylens.symbols.parse import Outline, supported
 from whylens.symbols.skip import content_skip_reason, path_skip_reason
 from whylens.symbols.change_kind import Definitions, classify
@@ -421,7 +419,7 @@ def _born_body(texts: list[HunkText], state: FileState, index: int) -> Body:
 def _events(sha: str, path: str, language: str, state: FileState, touches: dict,
             defs: Definitions) -> list[SymbolEvent]:
     kinds = ((index, classify(language, touches[index], defs.of(index))) for index in sorted(touches))
-    return [SymbolEvent(sha, path, state.spans[i].name, k, names=touched_names(touches[i])) for i, k in kinds if k]
+    return [SymbolEvent(sha, path, state.spans[i].name, kind) for i, kind in kinds if kind]
 
 
 def _bare(short: str) -> bytes:
