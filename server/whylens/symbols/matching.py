@@ -8,7 +8,7 @@ Within one commit, across all its files:
    empty bodies do not pair), same kind: ``previous`` is the old qualified name in the same
    file, or ``"old_path::name"`` when the file differs (then the kind is ``moved``);
    **moved and changed**: the same qualified name and kind deleted from one file and added to
-   another (flask.py's ``Flask.add_url_rule`` → flask/app.py's, its body edited on the way);
+   another (requests's ``Settings`` from settings.py to config.py, edited on the way);
 3. the members of a renamed or moved definition follow it: ``Old.m`` → ``New.m`` is a
    ``renamed`` event even when the member's own lines are untouched, so its history continues.
 A pairing is made only when it is unique on both sides; what stays unpaired is ``added`` /
