@@ -11,8 +11,9 @@
     # nothing says which code showed them), for a person to label blind
     python bench/bench_cards.py report ... --unlabelled /tmp/todo.jsonl
 
-Two sets (bench/labelling/GUIDE.md): ``tune`` (requests, express, redis, mux; every weight and
-gate of the cards was chosen on it, so its figures are in-sample) and ``heldout`` (flask, axios,
+Two sets (bench/labelling/GUIDE.md): ``tune`` (requests, express, redis, mux, and since round 6
+httpx, cobra, sinatra; every weight and gate of the cards was chosen on it, so its figures are
+in-sample) and ``heldout`` (flask, axios,
 gin, jq; reported only). Each repository needs a work tree (the card reads the symbol from the
 file) and an index built by the code being measured.
 
@@ -50,7 +51,8 @@ from pathlib import Path
 
 LABELS = Path(__file__).resolve().parent / "labels" / "cards"
 # Two symbol sets: "heldout" (flask, axios, gin, jq: reported, never tuned on) and "tune"
-# (requests, express, redis, mux: every weight and gate of the cards was chosen on it). Each has
+# (requests, express, redis, mux, httpx, cobra, sinatra: every weight and gate of the cards was
+# chosen on it). Each has
 # its symbols, its record sample and its record-field labels; item labels (keyed by repository)
 # are read from every file.
 SETS = {

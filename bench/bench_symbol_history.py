@@ -75,10 +75,10 @@ def pick(repo: str, out: str, count: int) -> None:
     print(f"{len(chosen)} functions of {len(candidates)} candidates → {out}")
 
 
-def reference(repo: str, head: str, item: dict, ignored: set[str],
-              formatting_only, typing_only) -> tuple[set[str], set[str], int]:
+def reference(repo: str, head: str, item: dict, ignored: set[str], formatting_only,
+              typing_only, paths: dict[str, str] | None = None) -> tuple[set[str], set[str], int]:
     """(substantive commits, formatting-only commits, the oldest one's author time) of
-    ``git log -L`` over the range."""
+    ``git log -L`` over the range; ``paths`` gets each commit's path of the range."""
     text = _git(repo, "log", "-L", f"{item['start']},{item['end']}:{item['path']}",
                 "--no-merges", "--format=commit %H %at", head)
     blocks = re.split(r"(?m)^(?=commit [0-9a-f]{40} \d+$)", text)
@@ -91,6 +91,9 @@ def reference(repo: str, head: str, item: dict, ignored: set[str],
             continue
         sha = match.group(1)
         oldest = min(oldest, int(block.split("\n", 1)[0].split()[2]))
+        where = re.search(r"(?m)^\+\+\+ b/(.+)$", block)
+        if paths is not None:
+            paths[sha] = where.group(1) if where else item["path"]
         removed, added = _sides(block)
         if sha in ignored or (removed and formatting_only(language, removed.encode(),
                                                           added.encode())) or (
@@ -150,6 +153,52 @@ def touched_by_parse(repo: str, sha: str, path: str, symbol: str) -> bool:
     return False
 
 
+def real_miss(repo: str, sha: str, path: str, symbol: str) -> bool:
+    """Whether a commit only ``git log -L`` lists changed the symbol, judged by parsing both
+    versions of the file it had then: False when a definition of that name (qualified, else
+    the one with its short name) is found and the commit changed none of its own lines (git
+    log -L counting a neighbour's lines, e.g. a removed method above whose ``@property`` the
+    diff aligned with this one's), or changed only its layout or annotations (the whole
+    definition compared: the range ``git log -L`` prints may not parse alone); True when it
+    changed it, or when no such definition is found on either side (the code lived under
+    another name: a real miss, say a move WhyLens did not follow)."""
+    import textwrap
+
+    from whylens.symbols.formatting import formatting_only, typing_only
+    from whylens.symbols.outline import outline
+
+    language = _language(path)
+    diff = subprocess.run(["git", "-C", repo, "diff", "-U0", "--no-color", f"{sha}^", sha,
+                           "--", path], capture_output=True).stdout.decode("utf-8", "replace")
+    ranges = [(int(m[1]), int(m[2] or 1), int(m[3]), int(m[4] or 1)) for m in re.finditer(
+        r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", diff, re.M)]
+    short = symbol.rsplit(".", 1)[-1]
+    found, touched, texts = False, False, []
+    for side, rev in ((0, f"{sha}^"), (1, sha)):
+        source = subprocess.run(["git", "-C", repo, "show", f"{rev}:{path}"],
+                                capture_output=True).stdout
+        symbols = outline(source, language)
+        named = [s for s in symbols if s.name == symbol] or [
+            s for s in symbols if s.name.rsplit(".", 1)[-1] == short]
+        if len(named) != 1:
+            continue
+        found, target = True, named[0]
+        lines = source.decode("utf-8", "replace").splitlines(keepends=True)
+        texts.append(textwrap.dedent("".join(lines[target.start_line - 1:target.end_line])))
+        inner = [s for s in symbols if s is not target and target.start_line <= s.start_line
+                 and s.end_line <= target.end_line]
+        for hunk in ranges:
+            start, count = hunk[2 * side], hunk[2 * side + 1]
+            touched = touched or any(
+                target.start_line <= line <= target.end_line and not any(
+                    s.start_line <= line <= s.end_line for s in inner)
+                for line in range(start, start + count))
+    if len(texts) == 2 and touched:  # a reformat or annotations only: deliberately no change
+        old, new = (t.encode() for t in texts)
+        return not (formatting_only(language, old, new) or typing_only(language, old, new))
+    return touched or not found
+
+
 def _language(path: str) -> str | None:
     from whylens.symbols.languages import language_for_path
     return language_for_path(path)
@@ -179,11 +228,12 @@ def score(repo: str, labels: str, index: str | None, server: str) -> None:
     answered = json.loads(subprocess.run(
         [sys.executable, "-c", query, str(work)], input=json.dumps(data["functions"]),
         capture_output=True, text=True, check=True, env=env).stdout)
-    tp = fp = fn = cited_layout = beyond = confirmed = 0
+    tp = fp = fn = cited_layout = beyond = confirmed = real = 0
     rows = []
     for item, answer in zip(data["functions"], answered):
+        paths: dict[str, str] = {}
         truth, layout, oldest = reference(repo, head, item, ignored, formatting_only,
-                                          typing_only)
+                                          typing_only, paths)
         # before the oldest commit git log -L reaches (the range's origin in that file),
         # WhyLens may follow the symbol across moves and renames: not comparable
         ours = {sha for sha, stamp, _, _ in answer if stamp >= oldest}
@@ -191,6 +241,8 @@ def score(repo: str, labels: str, index: str | None, server: str) -> None:
         where = {sha: (path, symbol) for sha, _, path, symbol in answer}
         confirmed += sum(1 for sha in ours - truth - layout
                          if touched_by_parse(repo, sha, *where[sha]))
+        real += sum(1 for sha in truth - ours
+                    if real_miss(repo, sha, paths.get(sha, item["path"]), item["symbol"]))
         hit = len(ours & truth)
         tp, fp, fn = tp + hit, fp + len(ours - truth), fn + len(truth - ours)
         cited_layout += len(ours & layout)
@@ -203,6 +255,9 @@ def score(repo: str, labels: str, index: str | None, server: str) -> None:
     print(f"adjudicated: {confirmed} of the {fp} commits only WhyLens cites do change the "
           f"symbol's own lines (parsed at the commit and its parent); precision counting them "
           f"{(tp + confirmed) / max(cited, 1):.3f}")
+    print(f"adjudicated: {real} of the {fn} commits only git log -L lists change the symbol's "
+          f"own lines or a definition no longer found by its name (parsed at the commit and its "
+          f"parent); recall counting only them {tp / max(tp + real, 1):.3f}")
     print(f"{len(rows)} functions: precision {tp / max(cited, 1):.3f}, recall "
           f"{tp / max(tp + fn, 1):.3f}, formatting-only cited {cited_layout / max(cited, 1):.3f} "
           f"({tp} agreed, {fp} only WhyLens, {fn} only git log -L; {beyond} older commits "

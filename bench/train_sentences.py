@@ -2,6 +2,7 @@
 
     python bench/train_sentences.py            # train on the tune labels, write the model
     python bench/train_sentences.py --cv-only  # leave-one-repository-out figures, write nothing
+    python bench/train_sentences.py --keep role  # retrain the unit head only
 
 Two multinomial logistic regressions (unit type, record role) over ``knowledge.features``,
 trained on the hand-labelled sentences of the TUNE repositories only (bench/labelling/GUIDE.md);
@@ -221,7 +222,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cv-only", action="store_true")
     parser.add_argument("--out", type=Path, default=DATA_DIR)
+    parser.add_argument("--keep", choices=("unit", "role"), action="append", default=[],
+                        help="keep this head of the shipped model as it is (not retrained)")
     args = parser.parse_args()
+    shipped = json.loads((DATA_DIR / MODEL_FILE).read_text()) if args.keep else {}
     rows = load(TUNE)
     feats = featurise(rows)
     print(f"{len(rows)} labelled sentences from {len(set(r.repo for r in rows))} tune repositories",
@@ -229,6 +233,10 @@ def main() -> int:
     model = {"format": FORMAT, "meta": {"trained_on": sorted(set(r.repo for r in rows)),
                                         "sentences": len(rows)}}
     for task in ("unit", "role"):
+        if task in args.keep:
+            model[task] = shipped[task]
+            print(f"{task}: kept as shipped")
+            continue
         classes = UNIT_CLASSES if task == "unit" else ROLE_CLASSES
         y = labels_of(rows, task)
         losses = {}

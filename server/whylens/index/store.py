@@ -31,9 +31,10 @@ from whylens.index.schema import SCHEMA_VERSION
 
 # Bump when extraction, anchoring or records change what an index holds: the pipeline rebuilds
 # when the stored value differs. It embeds SCHEMA_VERSION, so a schema change rebuilds too.
-# .7: line blame passes on a rewrap its hunks cut; .8: units and records deflated, no events_sha
-# (schema 3.8: events and changed files keyed by ids)
-PIPELINE_VERSION = f"{SCHEMA_VERSION}.8"
+# .7: line blame passes on a rewrap its hunks cut; .8: units and records deflated, no events_sha;
+# .9: a definition moved to another file and changed on the way is moved, not added
+# (schema 3: events and changed files keyed by path and name ids, index/events.py)
+PIPELINE_VERSION = f"{SCHEMA_VERSION}.9"
 
 
 def outdated_reason(meta: dict) -> str | None:

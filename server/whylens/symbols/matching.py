@@ -7,6 +7,8 @@ Within one commit, across all its files:
 2. **renamed**: another short name, same body (at least ``MIN_RENAME_BODY`` squeezed bytes, so
    empty bodies do not pair), same kind: ``previous`` is the old qualified name in the same
    file, or ``"old_path::name"`` when the file differs (then the kind is ``moved``);
+   **moved and changed**: the same qualified name and kind deleted from one file and added to
+   another (requests's ``Settings`` from settings.py to config.py, edited on the way);
 3. the members of a renamed or moved definition follow it: ``Old.m`` → ``New.m`` is a
    ``renamed`` event even when the member's own lines are untouched, so its history continues.
 A pairing is made only when it is unique on both sides; what stays unpaired is ``added`` /
@@ -75,6 +77,8 @@ def resolve(sha: str, added: list[Added], deleted: list[Deleted],
     passes = (
         (lambda x: (_short(x.state, x.index), x.body()), 1),  # moved: same short name and body
         (lambda x: (x.state.spans[x.index].kind, x.body()), MIN_RENAME_BODY),  # renamed
+        # moved and changed on the way: the same qualified name and kind in another file
+        (lambda x: ((_name(x.state, x.index), x.state.spans[x.index].kind), x.path), 0),
     )
     for key, min_body in passes:
         found, rest_a, rest_d = _unique_pairs(rest_a, rest_d, key, min_body)
@@ -95,16 +99,22 @@ def resolve(sha: str, added: list[Added], deleted: list[Deleted],
 
 
 def _unique_pairs(added: list[Added], deleted: list[Deleted], key, min_body: int):
-    """Pairs whose key occurs exactly once among ``added`` and once among ``deleted``."""
+    """Pairs whose key occurs exactly once among ``added`` and once among ``deleted``. A key
+    is (what must be equal, the body); the third pass's second part is the path instead, which
+    must differ (a definition of the same name deleted and added in one file is two)."""
     by_a: dict = {}
     by_d: dict = {}
+    cross = min_body == 0
     for a in added:
         k = key(a)
-        if len(k[1]) >= min_body:
-            by_a.setdefault(k, []).append(a)
+        if cross or len(k[1]) >= min_body:
+            by_a.setdefault(k[0] if cross else k, []).append(a)
     for d in deleted:
         k = key(d)
-        if k in by_a:
+        if cross:
+            if k[0] in by_a and all(a.path != d.path for a in by_a[k[0]]):
+                by_d.setdefault(k[0], []).append(d)
+        elif k in by_a:
             by_d.setdefault(k, []).append(d)
     pairs = []
     for k, ds in by_d.items():

@@ -107,6 +107,20 @@ def test_a_function_moved_to_another_file_and_a_renamed_function(make_repo):
     assert events[c3] == [("load_file", "renamed", "read")]
 
 
+def test_a_function_moved_to_another_file_and_changed_on_the_way_is_moved(make_repo):
+    repo = make_repo()
+    repo.commit("one module", {"app.py": "def route(rule):\n    return rule.strip()\n\n\n"
+                                         "def run(port):\n    return serve(port)\n"})
+    c2 = repo.commit("split into a package", {
+        "app.py": None,
+        "pkg/routing.py": "def route(rule, methods=None):\n    methods = methods or ['GET']\n"
+                          "    return rule.strip(), methods\n",
+        "pkg/server.py": "def run(port, host='::'):\n    return serve(port, host=host)\n"})
+    events = events_by_commit(repo, Anchorer(blob_reader(repo)))
+    assert sorted(events[c2]) == [("route", "moved", "app.py::route"),
+                                  ("run", "moved", "app.py::run")]
+
+
 def test_renamed_class_carries_its_untouched_methods(make_repo):
     repo = make_repo()
     source = "class Old:\n    def run(self):\n        return self.x * 2\n\n    x = 21\n"
