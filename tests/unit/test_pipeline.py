@@ -227,6 +227,34 @@ def test_a_dead_worker_raises_instead_of_hanging(make_repo):
             list(worker.anchored(commits))
 
 
+def test_the_worker_answers_before_its_look_ahead_fills(make_repo):
+    """The first commits' events come back while the walk is still going (a 100k-commit
+    history's first hovers wait for them), not once LOOKAHEAD_COMMITS commits are shipped."""
+    repo = make_repo()
+    build_session_history(repo)
+    commits = _commits(repo) * 4  # the same commits again are fine: only the order is checked
+    assert len(commits) < anchoring.LOOKAHEAD_COMMITS
+    walked = 0
+    walked_at_first_answer = None
+
+    def slow_walk():  # git produces commits at its own pace on a big history
+        nonlocal walked
+        for commit in commits:
+            time.sleep(0.2)
+            walked += 1
+            yield commit
+
+    answered = []
+    with anchoring.WorkerAnchoring(repo.root, ()) as worker:
+        for commit, _events, _runs in worker.anchored(slow_walk()):
+            if walked_at_first_answer is None:
+                walked_at_first_answer = walked
+            answered.append(commit.sha)
+    assert answered == [c.sha for c in commits]
+    assert walked_at_first_answer is not None and walked_at_first_answer < len(commits) - 5, (
+        walked_at_first_answer, len(commits))
+
+
 ORPHAN_SCRIPT = """
 import sys, time
 from whylens.pipeline.anchoring import WorkerAnchoring

@@ -190,8 +190,11 @@ class WorkerAnchoring:
                 pending.extend(chunk)
                 self._pending_bytes += chunk_bytes
                 chunk, chunk_bytes = [], 0
+            # answers the worker has sent are taken at once (the first ones within a second
+            # of its start on a 100k-commit history), not only when the look-ahead is full
             while pending and (len(pending) > self._lookahead
-                               or self._pending_bytes > LOOKAHEAD_BYTES):
+                               or self._pending_bytes > LOOKAHEAD_BYTES
+                               or self._events_in.poll(0)):
                 yield from self._receive(pending)
         if chunk:
             self._send(chunk)
