@@ -154,12 +154,14 @@ def read_patch(name: str) -> str:
     return data.decode("utf-8", "replace")
 
 
-def patch_changes(root: Path, text: str) -> tuple[list, dict[str, str], list[dict]]:
-    """(changes, head text by path, skipped files with the reason) for a unified diff."""
-    from whylens.history.patch import head_text, parse_patch
+def patch_changes(root: Path, text: str) -> tuple[list, dict[str, str], list[dict],
+                                                   dict[str, str]]:
+    """(changes, head text by path, skipped files with the reason, base text by path) for a
+    unified diff."""
+    from whylens.history.patch import base_text, head_text, parse_patch
     from whylens.retrieval.paths import repo_relative
 
-    changes, heads, skipped = [], {}, []
+    changes, heads, skipped, bases = [], {}, [], {}
     for patch in parse_patch(text):
         path = patch.change.path
         try:
@@ -170,7 +172,8 @@ def patch_changes(root: Path, text: str) -> tuple[list, dict[str, str], list[dic
         if outside:
             skipped.append({"path": path, "reason": "outside the repository"})
             continue
-        head, change = head_text(patch, working_tree_reader(root)(rel))
+        current = working_tree_reader(root)(rel)
+        head, change = head_text(patch, current)
         change = dataclasses.replace(change, path=rel)
         if head is None and change.status != "D":
             reason = "binary" if change.binary else "its lines match neither side of the working tree"
@@ -179,23 +182,30 @@ def patch_changes(root: Path, text: str) -> tuple[list, dict[str, str], list[dic
         changes.append(change)
         if head is not None:
             heads[change.path] = head
+        base = base_text(patch, current)
+        if base is not None:
+            bases[change.path] = base
     if not changes and not skipped:
         raise InvalidInputError("the diff changes no file; pass a unified diff (`git diff` output)")
-    return changes, heads, skipped
+    return changes, heads, skipped, bases
 
 
 def _review_patch(args, cap: int, gate: dict) -> tuple[dict, object, object]:
     from whylens.cli.common import location
     from whylens.cli.why import links_for
+    from whylens.history.repo import open_repository
     from whylens.retrieval.review import review_report
 
     if args.base or args.head:
         raise InvalidInputError("give either --diff or --base/--head, not both")
     where = location(args)
     root = where.root
-    changes, heads, skipped = patch_changes(root, read_patch(args.diff))
-    with open_reader(args, where) as reader:
-        report = review_report(reader, root, changes, heads.get, cap=cap, **gate)
+    changes, heads, skipped, bases = patch_changes(root, read_patch(args.diff))
+    # the two sides and the past diffs, as for --base/--head: re-applied reverts and fixes
+    # are found by their lines (without them a diff got only the message-level checks)
+    with open_repository(where) as repo, open_reader(args, where) as reader:
+        report = review_report(reader, root, changes, heads.get, cap=cap, read_base=bases.get,
+                               patches=history_patches(repo), **gate)
         links = links_for(reader, root)
     info = {"base": None, "head": None, "diff": {"files": len(changes), "skipped": skipped}}
     return info, report, links

@@ -168,6 +168,41 @@ def _changed_runs(body: tuple[str, ...], old_at: int, new_at: int) -> list[Hunk]
     return runs
 
 
+def base_text(patch: FilePatch, current: str | None) -> str | None:
+    """The file's text before the patch, as ``head_text`` sees the working tree ``current``:
+    when the added lines are there (applied already) the patch is taken back out; when the
+    removed lines are (not applied yet) the working tree is the base. A deletion already made
+    is its removed lines. None for an added file, or when neither side matches (never guessed)."""
+    change = patch.change
+    if change.binary or change.status == "A":
+        return None
+    if current is None:
+        if change.status != "D":
+            return None
+        removed = [line for i in range(len(patch.bodies)) for line in patch.side(i, "-")]
+        return "\n".join(removed) + ("\n" if removed else "")
+    lines = [line.rstrip("\r") for line in current.split("\n")]
+    firsts = [(h.old_start if h.old_count else h.old_start + 1,
+               h.new_start if h.new_count else h.new_start + 1) for h in change.hunks]
+    if not all(_matches(lines, new_at - 1, patch.side(i, "+")) for i, (_, new_at) in enumerate(firsts)):
+        cursor = 0
+        for i, (old_at, _) in enumerate(firsts):
+            before = patch.side(i, "-")
+            start = _find(lines, old_at - 1, before, cursor)
+            if start is None:
+                return None
+            cursor = start + len(before)
+        return current  # not applied yet
+    out: list[str] = []
+    cursor = 0
+    for i, (_, new_at) in enumerate(firsts):
+        out.extend(lines[cursor:new_at - 1])
+        out.extend(patch.side(i, "-"))
+        cursor = new_at - 1 + len(patch.side(i, "+"))
+    out.extend(lines[cursor:])
+    return "\n".join(out)
+
+
 def head_text(patch: FilePatch, current: str | None) -> tuple[str | None, FileChange]:
     """The file's text after the patch, and its change as zero-context hunks on that text.
 

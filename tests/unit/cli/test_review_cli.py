@@ -92,6 +92,27 @@ def test_a_diff_text_reviews_like_the_working_tree(indexed, capsys, tmp_path, mo
     assert json.loads(capsys.readouterr().out)["suggestions"] == expected
 
 
+def test_a_diff_that_reapplies_a_reverted_change_is_caught(indexed, capsys, tmp_path):
+    """`--diff` reads both sides and the past diffs as --base/--head do: the lines the revert
+    took out, back again, are a `reintroduces-revert` whether the patch is applied or not yet
+    (without them a diff got only the message-level checks, and this went unsaid)."""
+    repo, shas, common = indexed
+    repo.write("src/pool.py", POOL_V5.replace(  # the reverted lines, as they were, on today's put
+        "        self.items.append(item)", "        if item.closed:\n"
+        "            raise ValueError('closed')\n        self.items.append(item)"))
+    patch = tmp_path / "reapply.diff"
+    patch.write_text(subprocess.run(["git", "diff"], cwd=repo.root, capture_output=True,
+                                    text=True, check=True).stdout)  # as is: a blank context line
+    repo.git("checkout", "--", "src/pool.py")
+    for applied in (False, True):
+        if applied:
+            repo.git("apply", str(patch))
+        assert main(["pr-comments", *common, "--diff", str(patch), "--format", "json"]) == 0
+        found = [s for s in json.loads(capsys.readouterr().out)["suggestions"]
+                 if s["kind"] == "reintroduces-revert"]
+        assert found and found[0]["evidence"][:2] == [shas["strict"], shas["revert"]], applied
+
+
 def test_bad_diffs(indexed, capsys, tmp_path):
     repo, _shas, common = indexed
     patch = tmp_path / "change.diff"

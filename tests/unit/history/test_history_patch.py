@@ -6,7 +6,7 @@ import pytest
 
 from whylens.errors import InvalidInputError
 from whylens.history.diff import diff_changes
-from whylens.history.patch import head_text, parse_patch
+from whylens.history.patch import base_text, head_text, parse_patch
 from whylens.history.repo import open_repository
 
 BEFORE = "".join(f"line {n}\n" for n in range(1, 41))
@@ -57,6 +57,24 @@ def test_unapplied_patch_is_applied_to_the_working_tree(edited):
     assert results["a.txt"][0] == AFTER and results["b.txt"][0] == "new one\nnew two\n"
     assert results["a.txt"][1].hunks == expected["a.txt"].hunks
     assert results["b.txt"][1].hunks == expected["b.txt"].hunks
+
+
+def test_the_base_is_the_text_before_the_patch_applied_or_not(edited):
+    patch = edited.git("diff")
+    for file_patch in parse_patch(patch):
+        path = edited.root / file_patch.change.path
+        current = path.read_text() if path.exists() else None
+        if file_patch.change.path == "a.txt":
+            assert base_text(file_patch, current) == BEFORE  # applied: taken back out
+        else:
+            assert base_text(file_patch, current) is None  # an added file has no base
+    edited.git("checkout", "--", "a.txt")
+    (a_patch,) = [p for p in parse_patch(patch) if p.change.path == "a.txt"]
+    assert base_text(a_patch, BEFORE) == BEFORE  # not applied yet: the working tree
+    assert base_text(a_patch, "something else entirely\n") is None  # never guessed
+    deletion = parse_patch(edited.git("diff", "HEAD", "--", "keep.txt") or
+                           "--- a/keep.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-same\n")[0]
+    assert base_text(deletion, None) == "same\n"  # a deletion already made: its removed lines
 
 
 def test_hunks_that_moved_are_found_nearby(edited):
