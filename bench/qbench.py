@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import subprocess
 import sys
@@ -19,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "server"))
+# WHYLENS_BENCH_SERVER: another checkout's server/ (a same-run baseline on these labels)
+sys.path.insert(0, os.environ.get("WHYLENS_BENCH_SERVER") or str(ROOT / "server"))
 
 MIRRORS = {
     "requests": "/work/.mirror/psf+requests/repo",

@@ -19,8 +19,12 @@ from whoosh.lang.porter import stem as _porter
 
 from whylens.gitcli import text_of_os_path
 
-# A word, an identifier, a dotted or kebab name, a version: runs of \w joined by "." or "-".
-_TOKEN = re.compile(r"\w+(?:[.\-]\w+)*")
+# A word, an identifier, a dotted or kebab name, a version: runs of \w joined by "." or "-";
+# first, a protocol and its version written with a slash ("HTTP/2", "HTTP/1.1"), one token.
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*/\d+(?:\.\d+)*(?![\w/])|\w+(?:[.\-]\w+)*")
+# A name and its dotted version, as one token: "TLSv1.2", "TLS1.2", "python3.11" (name, version)
+# — so that "TLS 1.2" finds "TLSv1.2"; the "v" is the version's when the name is in capitals.
+_NAME_VERSION = re.compile(r"([A-Z]{2,})v(\d+(?:\.\d+)*)|([A-Za-z]+?)(\d+(?:\.\d+)+)")
 _HEXISH = re.compile(r"^(?=.*\d)[0-9a-f]{7,40}$")
 TOKEN_CACHE = 32_768  # tokens whose terms are kept (about 10 MB at most)
 MAX_TOKEN = 64  # longer runs are base64, hashes or minified code: not words anyone searches
@@ -61,9 +65,16 @@ STOP_STEMS = STOP_WORDS | frozenset(stem(w) for w in STOP_WORDS)
 
 
 def split_parts(token: str) -> list[str]:
-    """The lowercased parts of one token: split at ``. _ -``, camelCase and digit runs."""
+    """The lowercased parts of one token: split at ``. _ -``, camelCase and digit runs; a name
+    with a version (``TLSv1.2``, ``HTTP/1.1``) is the name and the version (``tls``, ``1.2``)."""
+    token = token.replace("/", "")
     if _HEXISH.match(token.lower()) or not any(c.isalpha() for c in token):
         return []
+    versioned = _NAME_VERSION.fullmatch(token)
+    if versioned:
+        name, version = versioned.group(1) or versioned.group(3), versioned.group(2) or \
+            versioned.group(4)
+        return [p for p in dict.fromkeys((name.lower(), version)) if len(p) >= 2]
     parts: list[str] = []
     for segment in re.split(r"[._\-]+", token):
         for piece in camel_split(segment):
@@ -98,8 +109,9 @@ def dotted_suffixes(token: str) -> list[str]:
 
 
 def ident_tokens(token: str) -> list[str]:
-    """Index terms for one token: the whole (lowercased), its dotted suffixes, then its parts."""
-    whole = stem(token.lower())
+    """Index terms for one token: the whole (lowercased; a protocol's slash dropped: ``HTTP/2``
+    is ``http2``), its dotted suffixes, then its parts."""
+    whole = stem(token.lower().replace("/", ""))
     out = [whole]
     for extra in dotted_suffixes(whole) + [stem(p) for p in split_parts(token)]:
         if extra not in out:

@@ -23,7 +23,7 @@ from whoosh import query as wq
 from whoosh.filedb.filestore import FileStorage
 
 from whylens.errors import IndexCorruptError, IndexOutdatedError, WhyLensError
-from whylens.index import commitdocs, lookups, ranking, sidecar, vectors
+from whylens.index import commitdocs, lookups, ranking, sidecar, trace_paths, vectors
 from whylens.index.candidates import Candidate, Candidates, CandidateSearch, guarded
 from whylens.index.analysis import WordGroup, normalise_path, text_terms, word_groups
 from whylens.index.codec import record_text, to_timestamp
@@ -260,6 +260,11 @@ class IndexReader(CandidateSearch):
     @guarded
     def file_history(self, path: str) -> list[HistoryEntry]:
         return lookups.file_history(self._db, path)
+
+    @guarded
+    def paths_for_trace_file(self, trace_file: str) -> list[str]:
+        """The indexed paths a stack trace's file can be (``trace_paths``)."""
+        return trace_paths.paths_for_trace_file(self._db, trace_file)
 
     @guarded
     def knowledge_counts(self, path: str) -> dict[str, KnowledgeCounts]:

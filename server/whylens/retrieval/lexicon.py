@@ -8,6 +8,8 @@ misses the index, but its words are plain English. Common English is the semanti
 WordPiece vocabulary (BERT's, from Wikipedia and books: ~22k whole words), matched by Porter
 stem, so "truncates" is English because "truncated" is there. Identifiers, versions and numbers
 ("url.ParseQuery", "1.22", "9421") are never foreign: they are code, checked as such elsewhere.
+A protocol with its version ("HTTP/3", "HTTP/2") is a word for this: no everyday English, and
+foreign when no document names it (``HTTP/2`` and ``http2`` are one word in the index).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from functools import lru_cache
 from whylens.index.analysis import stem
 
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
+_PROTOCOL = re.compile(r"[A-Za-z]+/\d+(?:\.\d+)*")  # as index.analysis tokenises it
 PREFIX = 4  # vocabulary words sharing this many first letters are stem-compared
 
 
@@ -63,4 +66,7 @@ def is_english(word: str) -> bool:
 
 def is_foreign(raw: str, whole_df: int) -> bool:
     """A query word (as typed) that no document holds whole and that is not everyday English."""
-    return whole_df == 0 and _WORD.fullmatch(raw) is not None and not is_english(raw)
+    if whole_df != 0:
+        return False
+    return _PROTOCOL.fullmatch(raw) is not None or (_WORD.fullmatch(raw) is not None
+                                                     and not is_english(raw))

@@ -4,70 +4,41 @@ Candidates come from three places: the units and records anchored to the symbols
 points at (the enclosing symbol of an error line, the frames of a trace), the commits that
 changed those symbols (their commit documents: most fixes yield no typed unit), and search
 (``search.rank``) for the failure's names and message with the frames' files and functions as
-context. Each candidate is scored on independent signals:
-
-- ``name``: a failure name of the error (exception class, error code) appears in its text;
-  a specific name (``ConnectTimeout``, ``E0502``) counts fully, a generic builtin one
-  (``TypeError``, ``KeyError``) counts for less;
-- ``symbol``: it is anchored to the failing symbol (1.0 qualified and in its file, 0.85 by bare
-  name in its file — Python frames carry bare names —, 0.3 by name only), weaker for outer
-  frames (``FRAME_DECAY`` per frame);
-- ``words``: its content words found in the error's messages, the failure names' own words
-  left out (two at least; four make 1.0);
-- ``retrieval``: its place in the search ranking for the error (1 at the top, falling with rank);
-- ``fix``: its text says it fixed, handled or reverted something (an explanation of a failure).
-
-confidence = type_prior × (1 − Π(1 − weight × signal)). The weights, the commit documents' prior
-and ``GATE`` are set on the TUNE repositories' error texts (bench/tune_errors.py): no single
-signal passes alone (a failure name, the symbol or the search rank each needs a second one);
-the table tests in tests/unit/retrieval/test_pitfalls.py pin that down.
+context. Each candidate is scored on independent signals (``pitfall_signals``: what failed,
+where it failed); below ``GATE`` a candidate is not shown.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from whylens.index.commitdocs import doc_id
 from whylens.models import Pitfall, Record, Symbol, Unit
 from whylens.retrieval.errortext import Frame, ParsedError, parse_error_text
 from whylens.retrieval.evidence import item_text
-from whylens.retrieval import gate as gates
-from whylens.retrieval.search import SearchContext, rank
+from whylens.retrieval.pitfall_signals import FRAME_DECAY, GATE, kind_of, score
+from whylens.retrieval.search import WEIGHTS, SearchContext, rank
 from whylens.retrieval.paths import repo_relative, source_bytes
-from whylens.retrieval.text import content_words, path_suffix_match
 from whylens.symbols.languages import language_for_path
 from whylens.symbols.outline import outline, symbol_at
 
 if TYPE_CHECKING:
     from whylens.index.reader import IndexReader
 
-# Set by bench/tune_errors.py on the tune half (requests, httpx, express: 34 known errors, 12
-# unrelated), re-run on the index of pipeline 2.5 (commit documents of every kept commit,
-# anchoring through hunks), where the earlier setting kept only 0.75 of the unrelated silent:
-# in-sample, a relevant commit in the top 3 for 0.32 of the known errors (BM25 over raw messages
-# 0.29, never silent; the unit-only matcher before 0.18) with 0.92 of the unrelated silent. No
-# single signal passes alone, nor a generic failure name with the failing symbol.
-GATE = 0.6
 MAX_PER_FILE = 3  # diagnostics on one file
 MAX_EXPLAINED = 5  # pitfalls for one pasted trace
 MAX_FRAMES = 8  # frames looked up per trace (the innermost ones)
 MAX_HISTORY = 30  # commits that changed one frame's symbol, newest first
 MAX_INCLUDED = 200  # anchored candidates ranked by search among the rest
 SEARCHED = 15  # hits of the search ranking that become candidates
-FRAME_DECAY = 0.85  # a frame's symbol strength, per frame further from where it failed
-WEIGHTS = {"name": 0.4, "symbol": 0.45, "words": 0.5, "retrieval": 0.5, "fix": 0.1}
-TYPE_PRIOR = {"pattern": 1.0, "decision": 0.95, "skill": 0.85, "fact": 0.7, "commit": 1.0}
-_FIX = re.compile(r"\b(?:fix(?:e[sd])?|bug|crash\w*|regression|handl(?:e|es|ed|ing)|raise[sd]?|"
-                  r"revert\w*|error|exception|prevent\w*|guard)\b", re.I)
-GENERIC_FAILURES = frozenset("""
-    TypeError ValueError KeyError IndexError AttributeError NameError OSError IOError
-    ImportError ModuleNotFoundError NotImplementedError ZeroDivisionError RecursionError
-    NullPointerException IllegalArgumentException IllegalStateException RuntimeException
-    ClassCastException IndexOutOfBoundsException ReferenceError SyntaxError RangeError
-""".split())
+# The error's search ranks by its words, the frames' files and symbols boosting; without the
+# prior for the newest fixes touching those files (time travel's), which would rank the files'
+# latest fixes above every document holding the error's words. The frames' own history comes in
+# as anchored candidates.
+ERROR_SEARCH = replace(WEIGHTS, context_n=0, context_prior=0.0)
+LEXICAL_FULL = 2.0  # retrieval_signal: a hit holding half the error's words counts fully
 
 
 @dataclass
@@ -77,36 +48,35 @@ class _Candidate:
     where: str = ""  # the symbol it was found through
     line: int | None = None
     retrieval: float = 0.0  # from its rank in the search for the error
-    signals: dict = field(default_factory=dict)
 
 
-def _kind(item) -> str:
-    return item.type if isinstance(item, Unit) else "decision"
+@dataclass(frozen=True)
+class Found:
+    """The candidates for one error, and the failing functions of this repository (bare
+    names with their frame's strength, innermost first)."""
+
+    candidates: dict[str, _Candidate]
+    frames: tuple[tuple[str, float], ...] = ()
 
 
 def _key(item) -> str:
     return item.id
 
 
-def score(item, parsed: ParsedError, symbol_strength: float, retrieval: float = 0.0
-          ) -> tuple[float, dict]:
-    """Confidence of ``item`` being the known failure behind ``parsed``, and its signals."""
-    text = item_text(item)
-    name = 0.0
-    for failure in (*parsed.exceptions, *parsed.codes):
-        if re.search(rf"(?<![\w]){re.escape(failure)}(?![\w])", text):
-            name = max(name, 0.6 if failure in GENERIC_FAILURES else 1.0)
-    # Words of the failure names themselves are already counted by ``name``.
-    named_words = content_words(" ".join((*parsed.exceptions, *parsed.codes)))
-    shared = (content_words(text) & parsed.words) - named_words
-    words = 0.0 if len(shared) < 2 else min(1.0, len(shared) / 4)
-    signals = {"name": name, "symbol": symbol_strength, "words": words, "retrieval": retrieval,
-               "fix": 1.0 if _FIX.search(text) else 0.0}
-    miss = 1.0
-    for signal, weight in WEIGHTS.items():
-        miss *= 1.0 - weight * signals[signal]
-    confidence = TYPE_PRIOR.get(_kind(item), 0.7) * (1.0 - miss)
-    return round(confidence, 4), {**signals, "shared": sorted(shared)[:5]}
+class TracePaths:
+    """Each trace file's repository paths (``IndexReader.paths_for_trace_file``), looked up
+    once per error."""
+
+    def __init__(self, reader: IndexReader):
+        self._reader = reader
+        self._known: dict[str, frozenset[str]] = {}
+
+    def __call__(self, trace_file: str | None) -> frozenset[str]:
+        if not trace_file:
+            return frozenset()
+        if trace_file not in self._known:
+            self._known[trace_file] = frozenset(self._reader.paths_for_trace_file(trace_file))
+        return self._known[trace_file]
 
 
 def _reason(item, parsed: ParsedError, where: str) -> str:
@@ -116,38 +86,44 @@ def _reason(item, parsed: ParsedError, where: str) -> str:
     return f"{head} in {where}" if where else head
 
 
-def _frame_candidates(reader: IndexReader, frames, limit: int = MAX_FRAMES) -> dict[str, _Candidate]:
+def _frame_candidates(reader: IndexReader, frames, paths: TracePaths,
+                      limit: int = MAX_FRAMES) -> Found:
     """Units and records anchored to the symbols the trace's frames name, and the commits that
-    changed those symbols in the frames' files (their commit documents)."""
+    changed those symbols in the frames' files (their commit documents); the frames that have
+    history here are the failing functions."""
     found: dict[str, _Candidate] = {}
+    failing: dict[str, float] = {}
     for depth, frame in enumerate([f for f in frames if f.function][:limit]):
         decay = FRAME_DECAY ** depth
         for position, name in enumerate(frame.candidate_names()):
             qualified = position == 0 and "." in name
             items = [*reader.units_for_symbol(name), *reader.records_for_symbol(name),
-                     *_changed_by(reader, frame, name)]
+                     *_changed_by(reader, frame, name, paths)]
             for item in items:
-                strength = _frame_strength(item, frame, name, qualified) * decay
+                strength = _frame_strength(item, frame, qualified, paths) * decay
                 if strength <= 0:
                     continue
+                failing.setdefault(name, decay)
                 current = found.get(_key(item))
                 if current is None or strength > current.symbol:
                     found[_key(item)] = _Candidate(item, strength, name, frame.line)
-    return found
+    return Found(found, tuple(failing.items()))
 
 
-def _changed_by(reader: IndexReader, frame: Frame, name: str) -> list[Unit | Record]:
-    """Commit documents of the commits that changed ``name`` in the frame's file."""
+def _changed_by(reader: IndexReader, frame: Frame, name: str, paths: TracePaths) -> list[Unit]:
+    """Commit documents of the commits that changed ``name`` in the frame's file, newest
+    first."""
     shas = [e.commit for e in reader.symbol_history(name)
-            if not frame.file or path_suffix_match(frame.file, e.path)]
+            if not frame.file or e.path in paths(frame.file)]
     ids = [doc_id(sha) for sha in dict.fromkeys(shas)][:MAX_HISTORY]
-    return list(reader.load_items(ids).values())
+    items = reader.load_items(ids)
+    return [item for i in ids if isinstance(item := items.get(i), Unit)]
 
 
-def _frame_strength(item, frame: Frame, name: str, qualified: bool) -> float:
+def _frame_strength(item, frame: Frame, qualified: bool, paths: TracePaths) -> float:
     files = getattr(item, "files", ()) or ()
     if frame.file and files:
-        if any(path_suffix_match(frame.file, f) for f in files):
+        if any(f in paths(frame.file) for f in files):
             return 1.0 if qualified else 0.85
         return 0.0  # the same name in another file is another function
     return 0.3
@@ -158,31 +134,39 @@ def error_query(parsed: ParsedError) -> str:
     return " ".join([*parsed.exceptions[:3], *parsed.codes[:3], *parsed.messages[:3]])[:600]
 
 
-def error_context(parsed: ParsedError) -> SearchContext:
-    """The frames' files and functions, innermost first, as search context."""
+def error_context(parsed: ParsedError, paths: TracePaths) -> SearchContext:
+    """The frames' files (as the repository's paths) and functions, innermost first, as
+    search context."""
     frames = [f for f in parsed.frames if f.function or f.file][:MAX_FRAMES]
-    paths = tuple(dict.fromkeys(f.file for f in frames if f.file))
+    files = tuple(dict.fromkeys(p for f in frames for p in sorted(paths(f.file))))
     symbols = tuple(dict.fromkeys(n for f in frames for n in f.candidate_names()))
-    return SearchContext(paths=paths, symbols=symbols)
+    return SearchContext(paths=files, symbols=symbols)
+
+
+def retrieval_signal(position: int, lexical: float) -> float:
+    """The ``retrieval`` signal of the hit at ``position`` (0-based) of the error's search that
+    holds ``lexical`` of the error's words (BM25F over (K1 + 1) × their idf): falling with rank,
+    and full only for a hit that holds half of what the error says, by rarity (chosen on the
+    tune half: 0.41 of the known errors in the top 3 at scales 1 to 3, 0.32 by rank alone)."""
+    return min(1.0, LEXICAL_FULL * lexical) / (1.0 + position / 2)
 
 
 def _search_candidates(reader: IndexReader, parsed: ParsedError, path: str | None = None,
                        context: SearchContext | None = None,
                        anchored: dict[str, _Candidate] | None = None) -> dict[str, _Candidate]:
     """The search ranking for the error's names and messages, with its frames as context and
-    the ``anchored`` candidates ranked among the rest. A candidate's ``retrieval`` signal is its
-    place in that ranking times search's own confidence that the error is about this history."""
+    the ``anchored`` candidates ranked among the rest; a candidate's ``retrieval`` signal is
+    its place in that ranking (``retrieval_signal``)."""
     query = error_query(parsed)
     found: dict[str, _Candidate] = dict(anchored or {})
     if not query.strip():
         return found
-    ranking = rank(reader, query, context=context, load=SEARCHED, filters={"path": path},
-                   include=tuple(found)[:MAX_INCLUDED])
-    sure = gates.confidence(ranking.features)
+    ranking = rank(reader, query, context=context, weights=ERROR_SEARCH, load=SEARCHED,
+                   filters={"path": path}, include=tuple(found)[:MAX_INCLUDED])
     shown = [s for s in ranking.ranked[:SEARCHED] if s.item is not None]
     for position, scored in enumerate(shown):
         assert scored.item is not None
-        signal = sure / (1.0 + position / 2)
+        signal = retrieval_signal(position, scored.lexical)
         key = _key(scored.item)
         current = found.get(key)
         found[key] = _Candidate(scored.item, retrieval=signal) if current is None else \
@@ -198,11 +182,12 @@ def _fix_for(item, pool) -> Unit | None:
     return max(skills, key=lambda u: u.weight) if skills else None
 
 
-def _rank(candidates: dict[str, _Candidate], parsed: ParsedError, line: int | None) -> list[Pitfall]:
+def _rank(candidates: dict[str, _Candidate], parsed: ParsedError, line: int | None,
+          frames: Sequence[tuple[str, float]] = ()) -> list[Pitfall]:
     pool = [c.item for c in candidates.values()]
     scored: list[Pitfall] = []
     for cand in candidates.values():
-        confidence, _signals = score(cand.item, parsed, cand.symbol, cand.retrieval)
+        confidence, _signals = score(cand.item, parsed, cand.symbol, cand.retrieval, frames)
         if confidence < GATE:
             continue
         scored.append(Pitfall(item=cand.item, score=confidence,
@@ -226,7 +211,7 @@ def _merge(into: dict[str, _Candidate], more: dict[str, _Candidate]) -> None:
 
 
 def _type_rank(item) -> int:
-    return {"pattern": 3, "decision": 2, "skill": 1, "fact": 1}.get(_kind(item), 0)
+    return {"pattern": 3, "decision": 2, "skill": 1, "fact": 1}.get(kind_of(item), 0)
 
 
 def _one_per_commit(pitfalls: list[Pitfall]) -> list[Pitfall]:
@@ -254,9 +239,11 @@ def explain_error(reader: IndexReader, text: str) -> list[Pitfall]:
     parsed = parse_error_text(text)
     if parsed.empty:
         return []
-    candidates = _search_candidates(reader, parsed, context=error_context(parsed),
-                                    anchored=_frame_candidates(reader, parsed.frames))
-    return _rank(candidates, parsed, None)[:MAX_EXPLAINED]
+    paths = TracePaths(reader)
+    found = _frame_candidates(reader, parsed.frames, paths)
+    candidates = _search_candidates(reader, parsed, context=error_context(parsed, paths),
+                                    anchored=found.candidates)
+    return _rank(candidates, parsed, None, found.frames)[:MAX_EXPLAINED]
 
 
 def match_errors(reader: IndexReader, path: str, text: str | None, errors: list[dict[str, Any]],
@@ -282,26 +269,59 @@ def per_line(reader: IndexReader, path: str, text: str | None, errors: list[dict
         symbols = outline(source, language) if (source and language) else []
     best: dict[int, Pitfall] = {}
     for error in errors or ():
-        line, parsed = _error_input(error)
-        if line is None or parsed.empty:
+        pool = line_pool(reader, rel_path, symbols, error)
+        if pool is None:
             continue
-        candidates: dict[str, _Candidate] = {}
-        enclosing = symbol_at(symbols, line) if symbols else None
-        context = error_context(parsed)
-        if enclosing is not None:
-            here = Frame(enclosing.name, rel_path, line, "")
-            for item in [*reader.units_for_symbol(enclosing.name, path=rel_path),
-                         *reader.records_for_symbol(enclosing.name, path=rel_path),
-                         *_changed_by(reader, here, enclosing.name)]:
-                candidates[_key(item)] = _Candidate(item, 1.0, enclosing.name, line)
-            context = SearchContext((rel_path, *context.paths), (enclosing.name, *context.symbols))
-        _merge(candidates, _frame_candidates(reader, parsed.frames, limit=4))
-        candidates = _search_candidates(reader, parsed, path=rel_path, context=context,
-                                        anchored=candidates)
-        ranked = _rank(candidates, parsed, line)
-        if ranked and (line not in best or ranked[0].score > best[line].score):
-            best[line] = ranked[0]
+        ranked = _rank(pool.candidates, pool.parsed, pool.line, pool.frames)
+        if ranked and (pool.line not in best or ranked[0].score > best[pool.line].score):
+            best[pool.line] = ranked[0]
     return list(best.values())
+
+
+@dataclass(frozen=True)
+class LinePool:
+    """One reported error's candidates (``per_line``; bench/tune_errors.py reads them too)."""
+
+    line: int
+    parsed: ParsedError
+    candidates: dict[str, _Candidate]
+    frames: tuple[tuple[str, float], ...]
+
+
+def line_pool(reader: IndexReader, rel_path: str, symbols: Sequence[Symbol], error
+              ) -> LinePool | None:
+    """The candidates for ``error`` (``{line, message, code}``) in the file ``rel_path`` whose
+    outline is ``symbols``; None when the error is unusable."""
+    line, parsed = _error_input(error)
+    if line is None or parsed.empty:
+        return None
+    enclosing = symbol_at(symbols, line) if symbols else None
+    candidates, frames, context = _line_candidates(reader, rel_path, line, enclosing, parsed)
+    candidates = _search_candidates(reader, parsed, path=rel_path, context=context,
+                                    anchored=candidates)
+    return LinePool(line, parsed, candidates, frames)
+
+
+def _line_candidates(reader: IndexReader, rel_path: str, line: int, enclosing: Symbol | None,
+                     parsed: ParsedError
+                     ) -> tuple[dict[str, _Candidate], tuple[tuple[str, float], ...], SearchContext]:
+    """An error on a line: the enclosing symbol is the innermost failing function (its
+    knowledge and changes at full strength), the frames in the message its callers."""
+    candidates: dict[str, _Candidate] = {}
+    paths = TracePaths(reader)
+    context = error_context(parsed, paths)
+    frames: tuple[tuple[str, float], ...] = ()
+    if enclosing is not None:
+        here = Frame(enclosing.name, rel_path, line, "")
+        for item in [*reader.units_for_symbol(enclosing.name, path=rel_path),
+                     *reader.records_for_symbol(enclosing.name, path=rel_path),
+                     *_changed_by(reader, here, enclosing.name, paths)]:
+            candidates[_key(item)] = _Candidate(item, 1.0, enclosing.name, line)
+        context = SearchContext((rel_path, *context.paths), (enclosing.name, *context.symbols))
+        frames = ((enclosing.name, 1.0),)
+    outer = _frame_candidates(reader, parsed.frames, paths, limit=4)
+    _merge(candidates, outer.candidates)
+    return candidates, (*frames, *outer.frames), context
 
 
 def choose(pitfalls: Iterable[Pitfall], cap: int = MAX_PER_FILE) -> list[Pitfall]:

@@ -27,6 +27,14 @@ IDENT_TABLE = [
     ("downloads", ["download"]),
     ("3f2a9bc1d", ["3f2a9bc1d"]),  # hex ids stay whole
     ("2.7.5", ["2.7.5", "7.5"]),
+    # a name and its version: the name and the version number are parts ("TLS 1.1" finds it)
+    ("TLSv1.1", ["tlsv1.1", "tls", "1.1"]),
+    ("TLS1.2", ["tls1.2", "tls", "1.2"]),
+    ("SSLv3", ["sslv3", "ssl"]),
+    ("python3.11", ["python3.11", "python", "3.11"]),
+    # a protocol's version after a slash is one token, the slash dropped
+    ("HTTP/2", ["http2", "http"]),
+    ("HTTP/1.1", ["http1.1", "http", "1.1"]),
 ]
 
 
@@ -84,3 +92,11 @@ def test_tokenizer_is_a_whoosh_analyzer_and_pickles():
     assert pickle.loads(pickle.dumps(tokenizer)) == tokenizer
     with pytest.raises(ValueError):
         TermTokenizer("nope")
+
+
+def test_a_protocol_version_is_one_word():
+    """ "HTTP/3" is not "HTTP" (which every HTTP library's history holds) and a lost "3"."""
+    assert [g.whole for g in word_groups("does it speak HTTP/3 or HTTP2?")] == ["speak", "http3",
+                                                                                "http2"]
+    assert list(text_terms("served over HTTP/2, not 12/31")) == ["serv", "over", "http2", "http",
+                                                                 "12", "31"]

@@ -18,6 +18,14 @@ def test_everyday_english_is_never_foreign(word):
     assert is_english(word) and not is_foreign(word, 0)
 
 
-@pytest.mark.parametrize("word", ["url.ParseQuery", "1.22", "9421", "res_json", "HTTP/3"])
+@pytest.mark.parametrize("word", ["url.ParseQuery", "1.22", "9421", "res_json", "TLSv1.3"])
 def test_code_versions_and_numbers_are_never_foreign(word):
     assert not is_foreign(word, 0)
+
+
+@pytest.mark.parametrize("word", ["HTTP/3", "HTTP/2"])
+def test_a_protocol_version_no_document_names_is_foreign(word):
+    """ "HTTP/3" is one word in the index (``http3``), not code: a history that never names it
+    never did it ("can requests talk HTTP/3?")."""
+    assert is_foreign(word, 0)
+    assert not is_foreign(word, 2)

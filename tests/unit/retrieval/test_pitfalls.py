@@ -103,3 +103,66 @@ def test_match_errors_caps_per_file_and_never_repeats(pool_repo):
     found = match_errors(reader, str(reader.meta["repo"]) + "/src/pool.py", POOL_V5, errors)
     assert 1 <= len(found) <= MAX_PER_FILE
     assert len({p.item.id for p in found}) == len(found)
+
+
+# --- this round: the signals of where and what failed, trace paths, no question gate -----------
+
+from whylens.retrieval import gate as question_gate  # noqa: E402
+from whylens.retrieval.pitfall_signals import names_frame, signals  # noqa: E402
+
+
+def test_names_frame_by_name_or_by_the_words_of_a_compound_name():
+    frames = [("ServerResponse.jsonp", 1.0), ("normalize_header_value", 0.85)]
+    assert names_frame("Fix handling of undefined in res.jsonp", frames) == 1.0
+    assert names_frame("Clarified error when header value is None", frames) == 0.85
+    assert names_frame("Keep jsonpCallback for old clients", frames) == 0.0  # another name
+    assert names_frame("Fix main loop", [("main", 1.0), ("<module>", 0.85)]) == 0.0
+
+
+def test_absent_needs_a_missing_value_on_both_sides():
+    unit = _unit("Fix handling of undefined when json escape is enabled")
+    missing = parse_error_text("TypeError: Cannot read properties of undefined (reading 'x')")
+    other = parse_error_text("TypeError: value.split is not a function")
+    assert signals(unit, missing)["absent"] == 1.0
+    assert signals(unit, other)["absent"] == 0.0
+
+
+def test_where_it_failed_alone_never_passes():
+    """The failing function, a text naming it and a fix word, without a word of what failed
+    (bench/tune_errors.py's design rule): no hint on every error in a function with history."""
+    unit = _unit("Fix fetch when the pool is empty", type_="pattern")
+    parsed = parse_error_text("RuntimeError: something else entirely")
+    confidence, values = score(unit, parsed, 1.0, 0.0, [("fetch", 1.0)])
+    assert values["names"] == 1.0 and values["symbol"] == 1.0
+    assert confidence < GATE
+
+
+INSTALLED_TRACE = '''Traceback (most recent call last):
+  File "/home/dev/.venv/lib/python3.11/site-packages/pool.py", line 11, in fetch
+    conn = pool.get()
+pool.PoolExhaustedError: every connection is checked out
+'''
+
+
+def test_a_trace_from_an_installed_copy_finds_the_source_layout_file(pool_repo):
+    """site-packages/pool.py is the repository's src/pool.py: the frame anchors there."""
+    _repo, shas, reader = pool_repo
+    assert reader.paths_for_trace_file(
+        "/home/dev/.venv/lib/python3.11/site-packages/pool.py") == ["src/pool.py"]
+    assert reader.paths_for_trace_file("/home/u/checkout/src/pool.py") == ["src/pool.py"]
+    assert reader.paths_for_trace_file("pool.py") == ["src/pool.py"]  # a JVM-style bare name
+    assert reader.paths_for_trace_file("/usr/lib/python3.11/json/decoder.py") == []
+    top = explain_error(reader, INSTALLED_TRACE)[0]
+    assert top.item.commit == shas["deadlock"]
+    assert top.reason.endswith("in fetch")  # found through the failing frame
+
+
+def test_explain_error_does_not_use_the_question_gate(pool_repo, monkeypatch):
+    """An error text is not a question: whatever the question gate would say, explain-error
+    finds the same pitfalls with the same confidence."""
+    _repo, shas, reader = pool_repo
+    seen = []
+    for sure in (0.0, 1.0):
+        monkeypatch.setattr(question_gate, "confidence", lambda _features, sure=sure: sure)
+        seen.append([(p.item.id, p.score) for p in explain_error(reader, TRACE)])
+    assert seen[0] == seen[1] and seen[0][0][0]

@@ -1,0 +1,3 @@
+module.exports = function showAccount(req, res) {
+  res.json({ id: 9007199254740993n, name: 'ada' });
+};

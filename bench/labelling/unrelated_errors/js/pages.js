@@ -1,0 +1,4 @@
+module.exports = function listPages(req, res) {
+  const next = null;
+  res.links(next).json([]);
+};

@@ -1,0 +1,4 @@
+import requests
+from _server import port
+
+r = requests.get(f"http://127.0.0.1:{port}/me", auth=("alice",))
