@@ -31,8 +31,9 @@ from whylens.index.schema import SCHEMA_VERSION
 
 # Bump when extraction, anchoring or records change what an index holds: the pipeline rebuilds
 # when the stored value differs. It embeds SCHEMA_VERSION, so a schema change rebuilds too.
-# .7: line blame passes on a rewrap its hunks cut; .8: units and records deflated, no events_sha
-PIPELINE_VERSION = f"{SCHEMA_VERSION}.8"
+# .7: line blame passes on a rewrap its hunks cut; .8: units and records deflated, no events_sha;
+# .9: an incremental run pairs reverts with the earlier commits they name (pipeline.lookback)
+PIPELINE_VERSION = f"{SCHEMA_VERSION}.9"
 
 
 def outdated_reason(meta: dict) -> str | None:
