@@ -283,7 +283,7 @@ class IndexReader(CandidateSearch):
         return lookups.reverted_by(self._db, sha)
 
     @guarded
-    def reverts_touching(self, path: str) -> list[tuple[str, str, str, int]]:
+    def reverts_touching(self, path: str) -> list[tuple[str, str, str, int, bool]]:
         """Revert pairs touching ``path`` (``lookups.reverts_touching``)."""
         return lookups.reverts_touching(self._db, path)
 

@@ -120,12 +120,18 @@ def find_past(ctx: ReviewContext, views: list[FileView]) -> list[Past]:
 
     Reverts are asked of the index by file (``reader.reverts_touching``): every standing revert
     of the file, newest first up to ``MAX_REVERTS_PER_FILE``, whatever the commits' filter
-    verdicts, and a revert made as a merge through what it reverted. Fixes come from the
-    file's history."""
+    verdicts, and a revert made as a merge through what it reverted (unless the merge brought
+    in a commit that reverts the same: that one is cited, with its own reason). Fixes come from
+    the file's history."""
     found: dict[str, Past] = {}
     for view in views[:MAX_FILES]:
         reverts = 0
-        for original, revert, named, stamp in ctx.reader.reverts_touching(view.path):
+        pairs = ctx.reader.reverts_touching(view.path)
+        # a merge of a branch holding a revert is that revert: cite the revert's own commit
+        own = {original for original, _r, _n, _t, touched in pairs if touched}
+        for original, revert, named, stamp, touched in pairs:
+            if not touched and original in own:
+                continue
             past = found.get(revert)
             if past is None:
                 if reverts >= MAX_REVERTS_PER_FILE or ctx.reverted(revert):
