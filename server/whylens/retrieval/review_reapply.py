@@ -65,6 +65,7 @@ class Past:
     subject: str
     pr: int | None
     where: dict[str, str] = field(default_factory=dict)  # changed path -> path in that commit
+    merged: bool = False  # a revert made as a merge (it changed no file itself)
 
 
 @dataclass(frozen=True)
@@ -141,9 +142,10 @@ def find_past(ctx: ReviewContext, views: list[FileView]) -> list[Past]:
                 past = found[revert] = Past(
                     "revert", revert, original, info.timestamp if info else stamp,
                     first.subject if first else _unquote(info.subject if info else ""),
-                    first.pr if first else None)
+                    first.pr if first else None, merged=not touched)
                 reverts += 1
             past.where.setdefault(view.path, named)  # the revert's own name for it comes first
+            past.merged = past.merged and not touched
         # a fix's regression test, a vendored copy, a file deleted whole: nothing to guard
         if not_guarded(view):
             continue
@@ -155,7 +157,8 @@ def find_past(ctx: ReviewContext, views: list[FileView]) -> list[Past]:
                 found[entry.commit] = Past("fix", entry.commit, None, entry.timestamp,
                                            entry.subject, entry.pr, {view.path: entry.path})
                 fixes += 1
-    ranked = sorted(found.values(), key=lambda p: (p.kind != "revert", -p.timestamp))
+    # a revert's own commit before a merge that holds it too: at one line, the first speaks
+    ranked = sorted(found.values(), key=lambda p: (p.kind != "revert", p.merged, -p.timestamp))
     return ranked[:MAX_COMMITS]
 
 
