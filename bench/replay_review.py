@@ -53,6 +53,8 @@ reverts re-applied twice) 10-14 min, express 6-8, flask 8-13, axios 4. With main
 and both engines in full (load 5-10): requests (--since 2011-01-01, 162 re-applied) 16 min, express
 (--since 2011-01-01) 9, flask (--since 2011-01-01) 11, axios 11. Review4, three at once (load 9-11):
 requests 26 min, express 15, sinatra (--since 2011-01-01 --ordinary 150 --max-cases 100) 22.
+Review6, the baseline on its own index (every index update twice), five at once with the test
+suite beside (load 7-20): requests 33 min, express 24, sinatra 29, flask 32, axios 31.
 """
 
 from __future__ import annotations
