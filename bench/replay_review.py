@@ -19,7 +19,9 @@ incrementally, oldest first, in a temporary folder; nothing is written into the 
 Both engines run on every change, the same way: the new one (``whylens.retrieval.review``, with
 the base side, the change's messages and the past diffs read by git as ``whylens pr-comments``
 does) and main's (the whole package at BASELINE_COMMIT or --baseline, from git, imported as
-``wlbase``). Both run with their gate lowered to --floor and no cap, so that every threshold can
+``wlbase``: its engine, its reader of past diffs and, unless --shared-index, an index its own
+pipeline builds beside the new one's, since what an index holds decides what review can cite).
+Both run with their gate lowered to --floor and no cap, so that every threshold can
 be scored afterwards (score_review.py applies each engine's own gate and calibration: the
 baseline's suggestions already carry its per-kind shifts).
 
@@ -28,7 +30,9 @@ the reverted change is applied again (a) on the revert itself (base = the revert
 parent: exactly the revert's inverse) and (b) on the mainline commit after it, through a
 temporary shared clone (a commit made there by ``git apply --3way --cached``); each is reviewed
 with the index as of that state (the first mainline commit containing the revert). Caught = a
-``reintroduces-revert`` suggestion at the gate citing that revert. Left out of the count, and
+``reintroduces-revert`` suggestion at the gate citing that revert (strict), or citing the same
+revert otherwise: a commit a revert made as a merge brought in, or the reverted commit (another
+revert of it is then named; score_review prints both counts). Left out of the count, and
 reported: layout-only or binary re-applications, and reverts already undone in that index (a
 revert reverted inside the same pull request no longer stands).
 
@@ -49,6 +53,8 @@ reverts re-applied twice) 10-14 min, express 6-8, flask 8-13, axios 4. With main
 and both engines in full (load 5-10): requests (--since 2011-01-01, 162 re-applied) 16 min, express
 (--since 2011-01-01) 9, flask (--since 2011-01-01) 11, axios 11. Review4, three at once (load 9-11):
 requests 26 min, express 15, sinatra (--since 2011-01-01 --ordinary 150 --max-cases 100) 22.
+Review6, the baseline on its own index (every index update twice), five at once with the test
+suite beside (load 7-20): requests 33 min, express 24, sinatra 29, flask 32, axios 31.
 """
 
 from __future__ import annotations
@@ -56,6 +62,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import collections
+import contextlib
 import importlib
 import io
 import json
@@ -68,6 +75,7 @@ import sys
 import tarfile
 import tempfile
 import time
+import types
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -80,7 +88,7 @@ from whylens.retrieval.review import GATE, review
 from whylens.retrieval.review_hunks import file_view, file_wide, git_lines
 
 ROOT = Path(__file__).resolve().parents[1]
-BASELINE_COMMIT = "0a6799e"  # main before review4 (issue 15, fourth round): the same-run baseline
+BASELINE_COMMIT = "5b54461"  # main before review6 (issue 15, sixth round): the same-run baseline
 FIX = re.compile(r"\b(fix(e[sd]|ing)?|bug|regression|broke|broken|crash\w*|hotfix)\b", re.I)
 REVERT = re.compile(r"^Revert\b", re.I)
 
@@ -91,9 +99,11 @@ def git(repo: str, *args: str, check: bool = True, env: dict | None = None, inpu
 
 
 def load_baseline(commit: str = BASELINE_COMMIT):
-    """Main's review engine at ``commit`` (None when it cannot be loaded): the whole package at
-    that commit, from git, imported under another name (``wlbase``), so that every review module
-    it is made of is the baseline's own. It reads the same index as the new engine."""
+    """Main at ``commit`` (None when it cannot be loaded): the whole package at that commit, from
+    git, imported under another name (``wlbase``), so that every module it is made of is the
+    baseline's own: its review engine (``.review``), its git reader of past diffs
+    (``.history_patches``) and its pipeline (``.run_index``, ``.IndexStore``), which indexes the
+    replayed history into an index of its own unless the replay runs with ``--shared-index``."""
     try:
         archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "server/whylens"],
                                  capture_output=True, check=True).stdout
@@ -108,7 +118,11 @@ def load_baseline(commit: str = BASELINE_COMMIT):
             source.write_text(re.sub(r"^(\s*)(from|import)\s+whylens\b", r"\1\2 wlbase", text, flags=re.M),
                               encoding="utf-8")
         sys.path.insert(0, str(folder))
-        return importlib.import_module("wlbase.retrieval.review")
+        return types.SimpleNamespace(
+            review=importlib.import_module("wlbase.retrieval.review"),
+            history_patches=importlib.import_module("wlbase.cli.review").history_patches,
+            run_index=importlib.import_module("wlbase.pipeline").run_index,
+            IndexStore=importlib.import_module("wlbase.index.store").IndexStore)
     except (subprocess.CalledProcessError, ImportError, SyntaxError, OSError, tarfile.TarError) as exc:
         print(f"baseline engine unavailable: {exc}", file=sys.stderr)
         return None
@@ -193,14 +207,18 @@ def as_dict(s, wide: set[tuple[str, str]]) -> dict:
             "wide": (s.path, s.symbol) in wide}
 
 
-def run_engines(git_repo, reader, base: str, head: str, floor: float, baseline) -> tuple[list, list, int]:
+def run_engines(git_repo, reader, base_reader, base: str, head: str, floor: float,
+                baseline) -> tuple[list, list, int]:
+    """Both engines on ``base..head``: the new one on ``reader``, the baseline on ``base_reader``
+    (its own index, or the same one) with its own reader of past diffs."""
     changes = diff_changes(git_repo, base, head)
     read_head, read_base = revision_reader(git_repo, head), revision_reader(git_repo, base)
     patches, message = history_patches(git_repo), change_message(git_repo, base, head)
     new = review(reader, git_repo.root, changes, read_head, gate=floor, cap=1000,
                  read_base=read_base, patches=patches, message=message)
-    old = baseline.review(reader, git_repo.root, changes, read_head, gate=floor, cap=1000,
-                          read_base=read_base, patches=patches, message=message) if baseline else []
+    old = baseline.review.review(base_reader, git_repo.root, changes, read_head, gate=floor, cap=1000,
+                                 read_base=read_base, patches=baseline.history_patches(git_repo),
+                                 message=message) if baseline else []
     views = [v for v in (file_view(c, read_head, read_base) for c in changes) if v is not None]
     code = sum(1 for v in views if v.hunks)
     wide = {(v.path, sym.name) for v in views for sym in v.symbols
@@ -247,6 +265,9 @@ def main() -> None:
     parser.add_argument("--no-cases", action="store_true", help="only the re-applied revert set")
     parser.add_argument("--save", required=True, help="write the results here (JSON)")
     parser.add_argument("--baseline", default=BASELINE_COMMIT, help="the baseline engine's commit")
+    parser.add_argument("--shared-index", action="store_true",
+                        help="the baseline engine reads the new pipeline's index (faster; before "
+                             "review6 always so) instead of one its own pipeline builds")
     args = parser.parse_args()
     repo, name = args.repo, args.name or Path(args.repo).parent.name.split("+")[-1]
     since = int(datetime.fromisoformat(args.since).replace(tzinfo=timezone.utc).timestamp())
@@ -294,8 +315,12 @@ def main() -> None:
                 if mainline is None:
                     continue
                 undone_by = [b for a, b in pairs if a == reverting]  # the revert was reverted too
+                parents = commits[reverting]["parents"]
+                # a revert made as a merge: the commits it brought in are that revert too
+                brought = git(repo, "rev-list", f"{parents[0]}..{reverting}").split()[1:] \
+                    if len(parents) > 1 else []
                 pair = {"reverted": reverted, "revert": reverting, "undone_by": undone_by,
-                        "subject": commits[reverting]["subject"]}
+                        "subject": commits[reverting]["subject"], "brought_in": brought}
                 jobs.append(("reapply-revert", reverting, mainline, reverting,
                              commits[reverting]["parents"][0], pair))
                 if after:
@@ -306,9 +331,13 @@ def main() -> None:
         clone = Path(tmp) / "clone"
         if args.reapply:
             subprocess.run(["git", "clone", "-q", "--shared", "--no-checkout", repo, str(clone)], check=True)
+        own_index = baseline is not None and not args.shared_index
+        base_index_dir = Path(tmp) / "replay-baseline" if own_index else index_dir
         results, modes = [], collections.Counter()
         for what, sha, at, base, head, meta in jobs:
             modes[run_index(repo, index_dir, rev=at).mode] += 1
+            if own_index:
+                baseline.run_index(repo, base_index_dir, rev=at)
             if what == "case" and is_ancestor(repo, meta["later"], at):
                 modes["dropped (leak)"] += 1
                 continue
@@ -320,8 +349,13 @@ def main() -> None:
                     continue
                 where = str(clone)
             t0 = time.perf_counter()
-            with open_repository(where) as git_repo, IndexStore(index_dir).reader() as reader:
-                new, old, texts = run_engines(git_repo, reader, base, head, args.floor, baseline)
+            with contextlib.ExitStack() as stack:
+                git_repo = stack.enter_context(open_repository(where))
+                reader = stack.enter_context(IndexStore(index_dir).reader())
+                base_reader = stack.enter_context(baseline.IndexStore(base_index_dir).reader()) \
+                    if own_index else reader
+                new, old, texts = run_engines(git_repo, reader, base_reader, base, head, args.floor,
+                                              baseline)
             row = {"set": what, "target": sha, "at": at, "base": base, "head": head, "new": new,
                    "old": old, "code_changes": texts, "seconds": round(time.perf_counter() - t0, 3)}
             if what == "case":
@@ -339,7 +373,8 @@ def main() -> None:
 
     out = {"repo": repo, "name": name, "head": git(repo, "rev-parse", "HEAD").strip(),
            "args": vars(args), "gate": GATE, "baseline": args.baseline,
-           "baseline_gate": getattr(baseline, "GATE", None),
+           "baseline_gate": getattr(baseline.review, "GATE", None) if baseline else None,
+           "baseline_index": "own" if own_index else "shared",
            "n_ordinary": len(ordinary), "n_cases": len(cases), "index_runs": dict(modes),
            "seconds": round(time.perf_counter() - started), "cpu_seconds": round(time.process_time() - cpu_started),
            "results": results}

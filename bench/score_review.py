@@ -131,9 +131,16 @@ def pct(pair) -> str:
     return f"{a}/{b} = {a / b:.0%}" if b else f"{a}/0"
 
 
-def caught_by(r: dict, engine: str, gate: float, offsets: dict) -> bool:
+def caught_by(r: dict, engine: str, gate: float, offsets: dict, same: bool = False) -> bool:
+    """A ``reintroduces-revert`` at the gate cites the revert; with ``same``, or the same revert
+    otherwise: a commit a revert made as a merge brought in (replays from review6 list them),
+    or the reverted commit (cited with another revert of it)."""
     shown = at_gate(r[engine], gate, offsets if engine == "new" else {})
-    return any(s["kind"] == "reintroduces-revert" and r["pair"]["revert"] in s["evidence"] for s in shown)
+    pair = r["pair"]
+    names = {pair["revert"]}
+    if same:
+        names |= set(pair.get("brought_in", ())) | {pair["reverted"]}
+    return any(s["kind"] == "reintroduces-revert" and names & set(s["evidence"]) for s in shown)
 
 
 def reapply(data: dict, gate: float, offsets: dict, baseline_gate: float) -> None:
@@ -150,12 +157,15 @@ def reapply(data: dict, gate: float, offsets: dict, baseline_gate: float) -> Non
         for r in applied:
             if caught_by(r, "new", gate, offsets):
                 caught += 1
-            else:
+            elif not caught_by(r, "new", gate, offsets, same=True):
                 missed.append(r)
+        same = len(applied) - len(missed)
         old = sum(1 for r in applied if caught_by(r, "old", baseline_gate, {}))
+        old_same = sum(1 for r in applied if caught_by(r, "old", baseline_gate, {}, same=True))
         print(f"  {what:15} {len(rows)} reverts, {len(applied)} applied with code changes "
               f"({binary} binary or layout only, {undone} with the revert already undone): "
-              f"caught {pct((caught, len(applied)))}  (baseline: {pct((old, len(applied)))})")
+              f"caught {pct((caught, len(applied)))}, citing the same revert {pct((same, len(applied)))}"
+              f"  (baseline: {pct((old, len(applied)))}, {pct((old_same, len(applied)))})")
         for r in missed:
             best = max((s["confidence"] for s in r["new"] if r["pair"]["revert"] in s["evidence"]), default=None)
             print(f"    missed {r['pair']['revert'][:10]} {r['pair']['subject'][:70]!r} (best {best})")

@@ -67,9 +67,15 @@ def revision_reader(repo, rev: str):
 
 def history_patches(repo):
     """A ``PatchReader`` over ``repo``: one ``git log --no-walk -p`` for the asked commits,
-    limited to the asked paths (unreadable or unknown commits are simply absent)."""
+    limited to the asked paths (unreadable or unknown commits are simply absent). A merge
+    commit's patch is its diff against its first parent: a revert made by merging a
+    ``revert-…`` branch is read as what it changed on the mainline."""
     from whylens.history.walk import config_pins
     from whylens.retrieval.review_patches import CONTEXT, LOG_FORMAT, parse_log
+
+    # git < 2.31 has no --diff-merges: -m prints one patch per parent, the first one first
+    # (parse_log keeps a commit's first patch)
+    merges = ["--diff-merges=first-parent"] if repo.git_version >= (2, 31) else ["-m"]
 
     def read(shas: list[str], paths: list[str]):
         shas = [s for s in shas if len(s) == 40 and all(c in "0123456789abcdef" for c in s)]
@@ -78,7 +84,7 @@ def history_patches(repo):
         status, out, _ = repo.run(
             *config_pins(), "-c", "log.showSignature=false", "-c", "i18n.logOutputEncoding=UTF-8",
             "log", "--no-walk=unsorted", "--ignore-missing", f"--format={LOG_FORMAT}", "-p",
-            f"-U{CONTEXT}", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames",
+            *merges, f"-U{CONTEXT}", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames",
             "--src-prefix=a/", "--dst-prefix=b/",
             *shas, "--", *[f":(literal){p}" for p in paths], check=False)
         return parse_log(out.decode("utf-8", "replace")) if status == 0 else {}

@@ -8,6 +8,7 @@ large chunks and split with ``bytes.find``; nothing is parsed per patch line in 
 
 from __future__ import annotations
 
+import io
 import re
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator
@@ -138,6 +139,25 @@ def walk(
         finished = True
     finally:
         _finish(proc, finished)
+
+
+def read_commits(repo: Repository, shas: Iterable[str]) -> list[Commit]:
+    """The named commits (in that order; unknown ones left out) with their changed files and
+    blobs but no hunks, ``pr`` filled in: what revert detection needs of commits an earlier
+    index run walked."""
+    shas = [s for s in dict.fromkeys(shas) if s]
+    if not shas:
+        return []
+    status, out, _ = repo.run(*log_arguments(False, repo.git_version), "--no-walk=unsorted",
+                              "--ignore-missing", *shas, "--", check=False)
+    if status != 0:
+        return []
+    found: list[Commit] = []
+    for record in _records(io.BytesIO(out)):
+        commit = parse_record(record, hunks=False)
+        pr = filters.pr_of(commit)
+        found.append(replace(commit, pr=pr) if pr is not None else commit)
+    return found
 
 
 def _widen_pipe(stream) -> None:

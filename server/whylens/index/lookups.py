@@ -247,6 +247,30 @@ def reverted_by(conn, sha: str) -> list[str]:
         "SELECT reverted FROM reverts WHERE reverting = ? ORDER BY reverted", (sha,))]
 
 
+def reverts_touching(conn, path: str) -> list[tuple[str, str, str, int, bool]]:
+    """Revert pairs where the revert or the reverted commit touched ``path`` (or an earlier
+    name of it), whatever the commits' filter verdicts (a trivial one-line change can be
+    reverted too): ``(reverted, reverting, the path as that commit names it, the revert's
+    time, whether the reverting commit touched the file itself)``, newest revert first (of its
+    reverted commits, those that changed the file first); the reverting commit's own name for
+    the file wins. A revert made as a merge (which touches no file itself) is found through
+    what it reverted."""
+    aliases = path_aliases(conn, path)
+    found: dict[tuple[str, str], tuple[str, str, str, int, bool]] = {}
+    touched: set[str] = set()  # reverted commits that changed the file themselves
+    for side in ("reverting", "reverted"):
+        sql = (f"SELECT r.reverted, r.reverting, p.path, COALESCE(c.ts, 0) FROM files p "
+               f"CROSS JOIN changed_files f ON f.file = p.id "
+               f"JOIN reverts r ON r.{side} = f.sha LEFT JOIN commits c ON c.sha = r.reverting "
+               f"WHERE p.path IN {_in(aliases)}")
+        for reverted, reverting, named, ts in conn.execute(sql, aliases):
+            found.setdefault((reverted, reverting), (reverted, reverting, named, ts, side == "reverting"))
+            if side == "reverted":
+                touched.add(reverted)
+    # of one revert's reverted commits, those that changed the file first (not a merge)
+    return sorted(found.values(), key=lambda row: (-row[3], row[1], row[0] not in touched, row[0]))
+
+
 def co_changes(conn, path: str, recent: int = 200, max_files: int = 30,
                symbol: str | None = None, min_together: int = 1,
                ) -> tuple[int, list[tuple[str, str | None, int, float, int]], int]:

@@ -289,6 +289,11 @@ class IndexReader(CandidateSearch):
         return lookups.reverted_by(self._db, sha)
 
     @guarded
+    def reverts_touching(self, path: str) -> list[tuple[str, str, str, int, bool]]:
+        """Revert pairs touching ``path`` (``lookups.reverts_touching``)."""
+        return lookups.reverts_touching(self._db, path)
+
+    @guarded
     def co_changes(self, path: str, recent: int = 200, max_files: int = 30,
                    symbol: str | None = None, min_together: int = 1,
                    ) -> tuple[int, list[tuple[str, str | None, int, float, int]], int]:
@@ -303,7 +308,6 @@ class IndexReader(CandidateSearch):
     def events_of(self, sha: str) -> list[SymbolEvent]:
         return lookups.events_of(self._db, sha)
 
-    @guarded
     @guarded
     def totals(self) -> tuple[int, int]:
         """(units, records): two counts, for a status line (``stats`` scans whole tables)."""

@@ -238,6 +238,19 @@ def write_reverts(conn: sqlite3.Connection, pairs: Iterable[tuple[str, str]]) ->
     )
 
 
+def last_writers(conn: sqlite3.Connection, path: str, until: int, limit: int) -> list[str]:
+    """The newest commits stored that touched ``path`` at or before unix time ``until``."""
+    sql = ("SELECT f.sha FROM files p CROSS JOIN changed_files f ON f.file = p.id "
+           "JOIN commits c ON c.sha = f.sha WHERE p.path = ? "
+           "AND c.ts <= ? ORDER BY c.ts DESC, f.sha LIMIT ?")
+    return [row[0] for row in conn.execute(sql, (path, until, limit))]
+
+
+def files_of(conn: sqlite3.Connection, sha: str) -> list[str]:
+    return [row[0] for row in conn.execute("SELECT p.path FROM changed_files f CROSS JOIN files p "
+                                           "ON p.id = f.file WHERE f.sha = ?", (sha,))]
+
+
 def ids_of_commits(conn: sqlite3.Connection, shas: list[str]) -> tuple[list[str], list[str]]:
     """(unit ids, record ids) that came from these commits."""
     units, records = [], []

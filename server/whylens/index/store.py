@@ -34,8 +34,9 @@ from whylens.index.schema import SCHEMA_VERSION
 # .7: line blame passes on a rewrap its hunks cut; .8: units and records deflated, no events_sha;
 # .9: a definition moved to another file and changed on the way is moved, not added
 # (schema 3: events and changed files keyed by path and name ids, index/events.py);
-# .10: "HTTP/2" and "TLSv1.2" tokens (analysis: a protocol and its version, a name and its version)
-PIPELINE_VERSION = f"{SCHEMA_VERSION}.10"
+# .10: "HTTP/2" and "TLSv1.2" tokens (analysis: a protocol and its version, a name and its version);
+# .11: an incremental run pairs reverts with the earlier commits they name (pipeline.lookback)
+PIPELINE_VERSION = f"{SCHEMA_VERSION}.11"
 
 
 def outdated_reason(meta: dict) -> str | None:

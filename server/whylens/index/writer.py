@@ -160,6 +160,15 @@ class IndexWriter:
         row = self._conn.execute("SELECT packed FROM records WHERE id = ?", (record_id,)).fetchone()
         return load_record(row[0]) if row else None
 
+    def last_writers(self, path: str, until: int, limit: int) -> list[str]:
+        """The newest stored commits that touched ``path`` at or before ``until`` (unix time),
+        this run's own included."""
+        return sidecar.last_writers(self._conn, path, until, limit)
+
+    def files_of(self, sha: str) -> list[str]:
+        """The files a stored commit touched."""
+        return sidecar.files_of(self._conn, sha)
+
     def add_reverts(self, pairs: Iterable[tuple[str, str]]) -> None:
         """``pairs`` are (reverting sha, reverted sha)."""
         sidecar.write_reverts(self._conn, pairs)

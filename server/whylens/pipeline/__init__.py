@@ -16,6 +16,7 @@ extraction and index writes here.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import time
 from collections import Counter
@@ -40,6 +41,7 @@ from whylens.pipeline.anchoring import (
     wants_worker,
 )
 from whylens.pipeline.blame import IncrementalBlame, blamed_files
+from whylens.pipeline.lookback import earlier_commits
 from whylens.pipeline.records import RecordWindows
 from whylens.progress import IndexStats, Progress
 from whylens.symbols.skip import path_skip_reason
@@ -146,7 +148,10 @@ def run_index(
             blame = IncrementalBlame(repo, last) if last else None
             if resumed is not None:
                 _forget_vanished(repo, writer, resumed, head)
-            windows = RecordWindows(writer, prior_meta.get("github_export"), mode == "full")
+            lookback = functools.partial(earlier_commits, repo, writer, last) \
+                if mode == "incremental" and last else None
+            windows = RecordWindows(writer, prior_meta.get("github_export"), mode == "full",
+                                    lookback=lookback)
             _Miner(anchoring, writer, resumed, windows, blame, summary, report, total).run(commits)
             summary.commits_total = total.value(wait=True)
             report("records", 0, 1)

@@ -7,7 +7,8 @@ and the next (older) one: a record whose newest commit is in the first chunk is 
 rest wait for the next round. A record id seen in an earlier round (an issue fixed
 across chunks or runs) is coalesced with what the index holds; a record whose commits were all
 part of records written in the previous round (a branch commit its merge already claimed) is
-dropped. Reverts are paired within the same windows.
+dropped. Reverts are paired within the same windows; an incremental run's last round also
+with the earlier commits its reverts may name (``pipeline.lookback``).
 
 A re-applied tracker export (``records/github``) needs every commit at once, so a rebuild that
 has one keeps the whole history in memory, as before this module.
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import logging
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 
 from whylens.errors import WhyLensError
@@ -33,8 +35,10 @@ class RecordWindows:
     """Feed every walked commit (slim, newest first) with its events; ``finish()`` at the end."""
 
     def __init__(self, writer, export_dir: str | None, full: bool,
-                 window: int | None = None) -> None:
+                 window: int | None = None,
+                 lookback: Callable[[list[Commit]], list[Commit]] | None = None) -> None:
         self._writer = writer
+        self._lookback = lookback  # an incremental run: the earlier commits its reverts may name
         self._window = max(window or WINDOW_COMMITS, 1)
         self._export: str | None = (export_dir if (full and export_dir and Path(export_dir).is_dir())
                                     else None)
@@ -71,7 +75,9 @@ class RecordWindows:
 
         kept = build_records(commits, self._events, wanted)
         records = coalesce_with(kept, self._writer.stored_record)
-        self._write(records, revert_pairs(commits))
+        # the last round holds the oldest new commits: what they revert may be older still
+        earlier = self._lookback(commits) if final and self._lookback is not None else []
+        self._write(records, revert_pairs(commits, earlier))
         self._written_before = {sha for r in records for sha in r.fixing_commits}
         if not final:
             for _ in range(self._window):

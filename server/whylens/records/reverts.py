@@ -7,14 +7,18 @@ and ``retrieval.evidence``, the one place cards, records' outcomes and review as
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from whylens.history.links import revert_subject, reverted_numbers, reverted_shas
 from whylens.models import Commit
 from whylens.records.history import brought_in, generations
 from whylens.records.thread import strip_pr_suffix
 
 
-def revert_pairs(commits: list[Commit]) -> list[tuple[str, str]]:
-    """(reverting sha, reverted sha) for every revert among ``commits`` whose target is among them.
+def revert_pairs(commits: list[Commit], earlier: Iterable[Commit] = ()) -> list[tuple[str, str]]:
+    """(reverting sha, reverted sha) for every revert among ``commits`` whose target is among them
+    or among ``earlier`` (commits an earlier index run walked, ``names_earlier`` / the
+    pipeline's look-back: targets only, never looked at as reverts again).
 
     A revert is recognised in any wording git or people use: shas (``This reverts commit <sha>``,
     ``revert <sha> and <sha>``, ``partially revert <sha>``; abbreviated ones resolved among
@@ -24,7 +28,9 @@ def revert_pairs(commits: list[Commit]) -> list[tuple[str, str]]:
     file versions an earlier one replaced (an undo however it was worded). A reverted merge or PR
     takes the commits it brought in with it: their knowledge is reverted too.
     """
-    ordered = sorted(commits, key=lambda c: (c.timestamp, c.sha))
+    new = {c.sha for c in commits}
+    ordered = sorted([*commits, *(c for c in earlier if c.sha not in new)],
+                     key=lambda c: (c.timestamp, c.sha))
     by_sha = {c.sha: c for c in ordered}
     work = _commits_of_prs(ordered, by_sha)
     subjects: dict[str, str] = {}  # normalised subject → newest earlier sha
@@ -32,6 +38,9 @@ def revert_pairs(commits: list[Commit]) -> list[tuple[str, str]]:
     pairs: list[tuple[str, str]] = []
     reverting: set[str] = set()
     for commit in ordered:
+        if commit.sha not in new:  # an earlier run's commit: a target, not a revert to find
+            _remember(commit, subjects, replaced)
+            continue
         targets: list[str] = []
         for named in reverted_shas(commit.message):
             # a full sha stands even when its commit was indexed by an earlier run
@@ -52,14 +61,43 @@ def revert_pairs(commits: list[Commit]) -> list[tuple[str, str]]:
         pairs.extend((commit.sha, t) for t in found)
         if found:
             reverting.add(commit.sha)
-        subjects[_norm_subject(commit.subject)] = commit.sha
-        for change in commit.changes:
-            if change.old_blob and change.new_blob and len(commit.changes) <= MAX_UNDO_FILES:
-                replaced.setdefault((change.path, change.new_blob), []).append(commit)
+        _remember(commit, subjects, replaced)
     return pairs
 
 
 MAX_UNDO_FILES = 50  # a sweeping commit is not matched as undone by content
+
+
+def _remember(commit: Commit, subjects: dict[str, str],
+              replaced: dict[tuple[str, str], list[Commit]]) -> None:
+    """What later reverts are matched against: the subject, and the file versions written."""
+    subjects[_norm_subject(commit.subject)] = commit.sha
+    for change in commit.changes:
+        if change.old_blob and change.new_blob and len(commit.changes) <= MAX_UNDO_FILES:
+            replaced.setdefault((change.path, change.new_blob), []).append(commit)
+
+
+def names_earlier(commits: Iterable[Commit]) -> bool:
+    """Whether a message among ``commits`` says it reverts something that may lie before
+    them (an abbreviated sha not among them, a PR or issue number, a quoted subject): the
+    words an incremental run needs earlier commits for. A full sha needs none."""
+    commits = list(commits)
+    shas = {c.sha for c in commits}
+    for commit in commits:
+        named = reverted_shas(commit.message)
+        if any(len(s) < 40 and not any(x.startswith(s) for x in shas) for s in named):
+            return True
+        if reverted_numbers(commit.subject, commit.body) or revert_subject(commit.subject):
+            return True
+    return False
+
+
+def undo_candidates(commit: Commit) -> list[str]:
+    """The paths whose earlier version ``commit`` may restore, if it undoes an earlier change
+    by content: every file it modifies (none when it sweeps more than ``MAX_UNDO_FILES``)."""
+    if len(commit.changes) > MAX_UNDO_FILES:
+        return []
+    return [c.path for c in commit.changes if c.old_blob and c.new_blob]
 
 
 def _commits_of_prs(ordered: list[Commit], by_sha: dict[str, Commit]) -> dict[str, list[str]]:

@@ -54,8 +54,8 @@ def parse_log(text: str) -> dict[str, CommitPatch]:
         head, _, rest = chunk.partition(MESSAGE_END)
         sha, _, message = head.partition("\n")
         sha = sha.strip()
-        if len(sha) != 40:
-            continue
+        if len(sha) != 40 or sha in out:
+            continue  # a merge's patch against a later parent (git -m): the first one stands
         out[sha] = CommitPatch(sha, message.strip(), _parse_files(rest))
     return out
 

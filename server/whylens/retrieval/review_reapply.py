@@ -47,7 +47,7 @@ REVERT_SUBJECT = re.compile(r"^\s*Revert\b", re.I)
 NOT_A_FAILURE = re.compile(r"\b(typos?|tests?|testing|lint|flake8|pep8|docs?|documentation|spelling|"
                            r"grammar|whitespace|formatting|style|ci|build|travis|syntax|merge)\b", re.I)
 MAX_HISTORY_SCAN = 400  # file-history entries looked at per changed file
-MAX_REVERTS_PER_FILE = 8
+MAX_REVERTS_PER_FILE = 24  # every standing revert of a file, in practice (requests' busiest: 19)
 MAX_FIXES_PER_FILE = 10
 MAX_COMMITS = 48  # commits whose diffs one review reads
 MAX_FILES = 200  # changed files whose history is looked at
@@ -65,6 +65,7 @@ class Past:
     subject: str
     pr: int | None
     where: dict[str, str] = field(default_factory=dict)  # changed path -> path in that commit
+    merged: bool = False  # a revert made as a merge (it changed no file itself)
 
 
 @dataclass(frozen=True)
@@ -96,49 +97,68 @@ class ChangePrints:
     """Every k-gram of one changed file's added lines (in head context), removed lines (in base
     context) and base version: the sets a past commit's winnowed fingerprints are looked up in."""
 
-    def __init__(self, view: FileView) -> None:
+    def __init__(self, view: FileView, loose: bool = False) -> None:
         self.view = view
+        self.loose = loose
         head = dict(enumerate(git_lines(view.head_text), 1))
         base = dict(enumerate(git_lines(view.base_text), 1))
-        self.added = fingerprint_in_context(view.added, head, view.path, winnow=False)
-        self.removed = fingerprint_in_context(view.removed, base, view.path, winnow=False)
-        self.base = fingerprint(base.items(), view.path, winnow=False)
+        self.added = fingerprint_in_context(view.added, head, view.path, winnow=False, loose=loose)
+        self.removed = fingerprint_in_context(view.removed, base, view.path, winnow=False, loose=loose)
+        self.base = fingerprint(base.items(), view.path, winnow=False, loose=loose)
+        self._loose: ChangePrints | None = None
+
+    def as_loose(self) -> ChangePrints:
+        """The same change with the k-grams and lines that name nothing kept too."""
+        if self.loose:
+            return self
+        if self._loose is None:
+            self._loose = ChangePrints(self.view, loose=True)
+        return self._loose
 
 
 def find_past(ctx: ReviewContext, views: list[FileView]) -> list[Past]:
-    """Reverts that still stand and fixes (not themselves reverted) of the changed files."""
+    """Reverts that still stand and fixes (not themselves reverted) of the changed files.
+
+    Reverts are asked of the index by file (``reader.reverts_touching``): every standing revert
+    of the file, newest first up to ``MAX_REVERTS_PER_FILE``, whatever the commits' filter
+    verdicts, and a revert made as a merge through what it reverted (unless the merge brought
+    in a commit that reverts the same: that one is cited, with its own reason). Fixes come from
+    the file's history."""
     found: dict[str, Past] = {}
     for view in views[:MAX_FILES]:
         reverts = 0
-        # a fix's regression test, a vendored copy, a file deleted whole: nothing to guard
-        fixes = MAX_FIXES_PER_FILE if not_guarded(view) else 0
-        for entry in ctx.reader.file_history(view.path)[:MAX_HISTORY_SCAN]:
-            # the entry was reverted, or is a revert (of a merge, which file history never lists)
-            pairs = [(entry.commit, r) for r in ctx.reader.reverts_of(entry.commit) or ()]
-            pairs += [(r, entry.commit) for r in ctx.reader.reverted_by(entry.commit) or ()]
-            for original, revert in pairs:
+        pairs = ctx.reader.reverts_touching(view.path)
+        # a merge of a branch holding a revert is that revert: cite the revert's own commit
+        own = {original for original, _r, _n, _t, touched in pairs if touched}
+        for original, revert, named, stamp, touched in pairs:
+            if not touched and original in own:
+                continue
+            past = found.get(revert)
+            if past is None:
                 if reverts >= MAX_REVERTS_PER_FILE or ctx.reverted(revert):
                     continue  # enough, or the revert itself was undone
-                past = found.get(revert)
-                if past is None:
-                    info = ctx.reader.commit_info(revert)
-                    first = ctx.reader.commit_info(original)
-                    past = found[revert] = Past(
-                        "revert", revert, original, info.timestamp if info else entry.timestamp,
-                        first.subject if first else _unquote(entry.subject),
-                        first.pr if first else None)
-                    reverts += 1
-                if revert == entry.commit:  # the path as the revert's own diff names it
-                    past.where[view.path] = entry.path
-                else:
-                    past.where.setdefault(view.path, entry.path)
+                info = ctx.reader.commit_info(revert)
+                first = ctx.reader.commit_info(original)
+                past = found[revert] = Past(
+                    "revert", revert, original, info.timestamp if info else stamp,
+                    first.subject if first else _unquote(info.subject if info else ""),
+                    first.pr if first else None, merged=not touched)
+                reverts += 1
+            past.where.setdefault(view.path, named)  # the revert's own name for it comes first
+            past.merged = past.merged and not touched
+        # a fix's regression test, a vendored copy, a file deleted whole: nothing to guard
+        if not_guarded(view):
+            continue
+        fixes = 0
+        for entry in ctx.reader.file_history(view.path)[:MAX_HISTORY_SCAN]:
             if fixes < MAX_FIXES_PER_FILE and FIX.search(entry.subject) \
                     and not REVERT_SUBJECT.match(entry.subject) and not NOT_A_FAILURE.search(entry.subject) \
                     and not ctx.reverted(entry.commit) and entry.commit not in found:
                 found[entry.commit] = Past("fix", entry.commit, None, entry.timestamp,
                                            entry.subject, entry.pr, {view.path: entry.path})
                 fixes += 1
-    ranked = sorted(found.values(), key=lambda p: (p.kind != "revert", -p.timestamp))
+    # a revert's own commit before a merge that holds it too: at one line, the first speaks
+    ranked = sorted(found.values(), key=lambda p: (p.kind != "revert", p.merged, -p.timestamp))
     return ranked[:MAX_COMMITS]
 
 
@@ -163,12 +183,14 @@ def _unquote(subject: str) -> str:
 
 def overlap(prints: ChangePrints, patch: FilePatch) -> Overlap:
     """What of ``patch`` the change undoes. A k-gram on both sides of the past commit (the
-    unchanged start of a rewritten line) is no evidence either way."""
+    unchanged start of a rewritten line) is no evidence either way. ``prints.loose``: every
+    k-gram counts, also those that name nothing."""
     old, new = dict(patch.old_context), dict(patch.new_context)
-    removed = fingerprint_in_context(patch.removed, old, patch.path).keys()
-    added = fingerprint_in_context(patch.added, new, patch.path).keys()
-    removed_all = fingerprint_in_context(patch.removed, old, patch.path, winnow=False).keys()
-    added_all = fingerprint_in_context(patch.added, new, patch.path, winnow=False).keys()
+    loose = prints.loose
+    removed = fingerprint_in_context(patch.removed, old, patch.path, loose=loose).keys()
+    added = fingerprint_in_context(patch.added, new, patch.path, loose=loose).keys()
+    removed_all = fingerprint_in_context(patch.removed, old, patch.path, winnow=False, loose=loose).keys()
+    added_all = fingerprint_in_context(patch.added, new, patch.path, winnow=False, loose=loose).keys()
     base = prints.base.keys()
     could_return = removed - added_all - base
     could_go = (added - removed_all) & base
@@ -178,13 +200,17 @@ def overlap(prints: ChangePrints, patch: FilePatch) -> Overlap:
                    len(could_return), len(could_go))
 
 
-def within(found: Overlap, prints: ChangePrints, symbols: set[str]) -> Overlap:
+def within(found: Overlap, prints: ChangePrints, symbols: set[str], nested: bool = False) -> Overlap:
     """Only what lands in the symbols the past commit changed (or outside any symbol): the
-    same parameter list in another function is a coincidence, not a re-introduction."""
+    same parameter list in another function is a coincidence, not a re-introduction.
+    ``nested`` (a revert): also their members and the symbols holding them, since outlines
+    differ in depth over time (a class the revert changed holds the method the lines sit in
+    now: lines under a commented-out test)."""
     short = {s.rsplit(".", 1)[-1] for s in symbols}
 
     def inside(symbol) -> bool:
-        return symbol is None or symbol.name in symbols or symbol.short_name in short
+        return symbol is None or symbol.name in symbols or symbol.short_name in short or (nested and any(
+            symbol.name.startswith(s + ".") or s.startswith(symbol.name + ".") for s in symbols))
 
     view = prints.view
     back = frozenset(k for k in found.back if inside(view.symbol_at(prints.added.line_of(k))))
@@ -226,12 +252,20 @@ def check(ctx: ReviewContext, views: list[FileView], patches: PatchReader | None
                 continue
             if path not in prints:
                 prints[path] = ChangePrints(by_path[path])
-            found = overlap(prints[path], patch)
+            mine = prints[path]
+            found = overlap(mine, patch)
+            if found.could_return + found.could_go == 0 and item.kind == "revert":
+                # a revert of a token or two that name nothing (``return None`` for
+                # ``return ('', '')``): matched on every k-gram, and only when all of it is undone
+                mine = mine.as_loose()
+                found = overlap(mine, patch)
             symbols = {e.symbol for e in ctx.reader.events_of(item.sha) if e.path in (old, path)}
             if symbols:
-                found = within(found, prints[path], symbols)
+                found = within(found, mine, symbols, nested=item.kind == "revert")
+            if mine.loose and found.matched < found.could_return + found.could_go:
+                continue
             if substantial(found) and not _swept_away(by_path[path], patch, found):
-                _report(ctx, prints[path], item, commit, found)
+                _report(ctx, mine, item, commit, found)
 
 
 def _report(ctx: ReviewContext, prints: ChangePrints, item: Past, commit: CommitPatch,

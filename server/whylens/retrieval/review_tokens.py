@@ -200,10 +200,11 @@ class Fingerprints:
 
 
 def fingerprint(numbered_lines: Iterable[tuple[int, str]], path: str,
-                winnow: bool = True) -> Fingerprints:
+                winnow: bool = True, loose: bool = False) -> Fingerprints:
     """Fingerprints of ``(line number, text)`` pairs, all of them changed lines; a gap in the
     numbering starts a new run (k-grams never span two hunks). ``winnow=False`` keeps every
-    k-gram: the side a winnowed set is looked up in."""
+    k-gram: the side a winnowed set is looked up in. ``loose``: also the k-grams and lines that
+    name nothing (``return None``), for a past change too small to be told apart otherwise."""
     runs: list[list[tuple[int, str, bool]]] = []
     previous = None
     for number, text in numbered_lines:
@@ -211,11 +212,12 @@ def fingerprint(numbered_lines: Iterable[tuple[int, str]], path: str,
             runs.append([])
         runs[-1].append((number, text, True))
         previous = number
-    return _prints(runs, lex_style(path), winnow)
+    return _prints(runs, lex_style(path), winnow, loose)
 
 
 def fingerprint_in_context(changed: Iterable[tuple[int, str]], around: Mapping[int, str],
-                           path: str, winnow: bool = True, context: int = CONTEXT_LINES) -> Fingerprints:
+                           path: str, winnow: bool = True, context: int = CONTEXT_LINES,
+                           loose: bool = False) -> Fingerprints:
     """Fingerprints of changed lines, each block of them with up to ``context`` neighbouring
     lines that carry tokens (from ``around``: line number → text) on either side. The
     neighbours only shape the k-grams that reach into a changed line; blank and comment lines
@@ -228,7 +230,7 @@ def fingerprint_in_context(changed: Iterable[tuple[int, str]], around: Mapping[i
         after = _neighbours(block[-1], 1, lines, around, style, context)
         runs.append([(n, around[n], False) for n in reversed(before)]
                     + [(n, lines[n], True) for n in block] + [(n, around[n], False) for n in after])
-    return _prints(runs, style, winnow)
+    return _prints(runs, style, winnow, loose)
 
 
 def _blocks(numbers: list[int]) -> list[list[int]]:
@@ -252,21 +254,24 @@ def _neighbours(start: int, step: int, changed: Mapping[int, str], around: Mappi
     return found
 
 
-def _prints(runs: list[list[tuple[int, str, bool]]], style: str, winnow: bool) -> Fingerprints:
+def _prints(runs: list[list[tuple[int, str, bool]]], style: str, winnow: bool,
+            loose: bool = False) -> Fingerprints:
     grams: dict[int, int] = {}
     lines: dict[int, int] = {}
     for run in runs:
         stream: list[tuple[str, int, bool]] = []
         for number, text, is_changed in run:
             line_tokens = tokens(text, style)
-            if is_changed and len(line_tokens) >= MIN_LINE_TOKENS and _meaningful(line_tokens):
+            if is_changed and line_tokens and (loose or (
+                    len(line_tokens) >= MIN_LINE_TOKENS and _meaningful(line_tokens))):
                 lines.setdefault(_hash(line_tokens), number)
             stream.extend((t, number, is_changed) for t in line_tokens)
-        _winnow(stream, grams, winnow)
+        _winnow(stream, grams, winnow, loose)
     return Fingerprints(grams, lines)
 
 
-def _winnow(run: list[tuple[str, int, bool]], out: dict[int, int], winnow: bool = True) -> None:
+def _winnow(run: list[tuple[str, int, bool]], out: dict[int, int], winnow: bool = True,
+            loose: bool = False) -> None:
     if len(run) < K:
         return
     hashes: list[tuple[int, int]] = []  # (hash, line) of each k-gram; -1: not one to keep
@@ -274,7 +279,7 @@ def _winnow(run: list[tuple[str, int, bool]], out: dict[int, int], winnow: bool 
         span = run[i:i + K]
         gram = [t for t, _, _ in span]
         changed = [n for _, n, c in span if c]
-        keep = changed and _meaningful(gram)
+        keep = changed and (loose or _meaningful(gram))
         hashes.append((_hash(gram), changed[0]) if keep else (-1, 0))
     if not winnow:
         for value, line in hashes:
