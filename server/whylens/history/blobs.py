@@ -1,10 +1,14 @@
-"""File contents by blob sha, through one persistent ``git cat-file --batch`` process."""
+"""File contents by blob sha, through one persistent ``git cat-file --batch`` process.
+
+In a partial clone only blobs the object store holds are asked for (``missing.has_object``):
+git < 2.44 would start a fetch for a missing one and die."""
 
 from __future__ import annotations
 
 import subprocess
 from typing import TypeGuard
 
+from whylens.history.missing import has_object
 from whylens.history.repo import GitCommandError, GitProcess, Repository
 from whylens.history.walk import memory_pins
 
@@ -29,7 +33,7 @@ class BlobReader:
 
     def read(self, sha: str | None, max_size: int | None = None) -> bytes | None:
         """Contents of blob ``sha``; None when it is missing, not a blob, or over ``max_size``."""
-        if not _valid(sha):
+        if not _valid(sha) or not has_object(self._repo, sha):
             return None
         if max_size is not None:
             size = self.size(sha)
@@ -49,7 +53,7 @@ class BlobReader:
 
     def size(self, sha: str | None) -> int | None:
         """Size in bytes of blob ``sha``, or None when it is missing or not a blob."""
-        if not _valid(sha):
+        if not _valid(sha) or not has_object(self._repo, sha):
             return None
         self._check = proc = self._check or self._start("--batch-check")
         parts = self._ask(proc, sha).split()

@@ -66,7 +66,8 @@ class Anchorer:
         state_spans: int = DEFAULT_STATE_SPANS,
         max_files: int = MAX_FILES_PER_COMMIT,
     ) -> None:
-        self._read_blob = read_blob
+        self._reader = read_blob
+        self._missing = False  # the commit being anchored lacks an object (see ``events``)
         self._attributes = tuple(attributes)
         self._cache: OrderedDict[str, Outline | str] = OrderedDict()  # sha → outline or skip
         self._cache_entries = cache_entries
@@ -92,10 +93,23 @@ class Anchorer:
             "commits_file_level": 0,  # commits over max_files: file history only
             "files_file_level": 0,
             "events": 0,
+            "commits_missing_objects": 0,  # commits git or the blob reader lacked objects of
         }
 
     def events(self, commit: Commit) -> list[SymbolEvent]:
-        """The substantive symbol changes of ``commit`` (none for merges or skipped files)."""
+        """The substantive symbol changes of ``commit`` (none for merges or skipped files).
+
+        A commit the walk could not diff (``missing_objects``) has no hunks: its files are
+        compared from their blobs. A file whose blob is missing (a partial clone) gives no events
+        (``files_skipped["missing"]``); such commits are counted in
+        ``stats["commits_missing_objects"]``: their files are in file history only."""
+        self._missing = commit.missing_objects
+        try:
+            return self._commit_events(commit)
+        finally:
+            self.stats["commits_missing_objects"] += self._missing
+
+    def _commit_events(self, commit: Commit) -> list[SymbolEvent]:
         if len(commit.parents) > 1:
             return []
         sources = [c for c in commit.changes if self._path_reason(c.path) is None]
@@ -153,6 +167,7 @@ class Anchorer:
             self._skipped(new)
             return []
         if new is None:
+            self._skipped("missing")
             return []
         self.stats["files"] += 1
         whole = list(texts[0].added) if old_blob is None and texts and len(texts) == 1 else None
@@ -177,6 +192,9 @@ class Anchorer:
                 added: list[Added], deleted: list[Deleted]) -> list[SymbolEvent]:
         """Compare with the parsed old version (see the module docstring)."""
         outline = self._outline(old_blob, language, change.path, change)
+        if outline is None:  # the old version is missing: what changed is unknown, not "all"
+            self._skipped("missing")
+            return []
         if not isinstance(outline, Outline):  # the old side is not source: all of it is new
             added.extend(Added(change.path, new, k, _body(lines, new, k))
                          for k in range(len(new.spans)))
@@ -206,6 +224,8 @@ class Anchorer:
             self._skipped(outline)
             return []
         if outline is None:
+            if old_blob is not None:
+                self._skipped("missing")
             return []
         self.stats["files"] += 1
         old = FileState.from_outline(outline)
@@ -361,6 +381,12 @@ class Anchorer:
             _, evicted = self._cache.popitem(last=False)
             if isinstance(evicted, Outline):
                 self._cached_bytes -= len(evicted.source)
+
+    def _read_blob(self, sha: str) -> bytes | None:
+        data = self._reader(sha)
+        if data is None:
+            self._missing = True
+        return data
 
     def _path_reason(self, path: str) -> str | None:
         if path not in self._path_reasons:
