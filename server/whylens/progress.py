@@ -100,8 +100,8 @@ class IndexStats:
             return None
         lacking = ("this partial clone lacks them; WhyLens never fetches" if self.partial_clone
                    else "the repository lacks them")
-        return (f"{self.commits_missing_objects} commit(s) are in file history only, in part or "
-                f"whole: objects they need are missing ({lacking})")
+        return (f"{self.commits_missing_objects} commit(s) are indexed at file level or less: "
+                f"objects they need are missing ({lacking})")
 
     def describe(self) -> str:
         """One line for a status bar: "indexed 12 new commits" or "index up to date"."""

@@ -64,7 +64,8 @@ def test_the_cli_says_it_once(make_repo, index_dir, capsys):
     assert main(["index", "--repo", str(repo.root), "--index-dir", str(index_dir)]) == 0
     out = capsys.readouterr().out
     notes = [line for line in out.splitlines() if "missing" in line]
-    assert len(notes) == 1 and notes[0].startswith("note: 2 commit(s) are in file history only")
+    assert len(notes) == 1
+    assert notes[0].startswith("note: 2 commit(s) are indexed at file level or less")
     assert "partial clone" not in notes[0]
     assert main(["stats", "--repo", str(repo.root), "--index-dir", str(index_dir),
                  "--json"]) == 0
@@ -99,5 +100,31 @@ def test_a_partial_clone_is_indexed_without_fetching(make_repo, tmp_path, monkey
         assert [e.commit for e in reader.file_history("src/session.py")] == \
             [shas[k] for k in ("timeout", "deadlock", "add")]  # "formatting" is filtered
         assert reader.stats()["partial_clone"] is True
+    finally:
+        reader.close()
+
+
+def test_a_clone_without_trees_keeps_every_message(make_repo, tmp_path, monkeypatch):
+    source = make_repo("source")
+    shas = build_session_history(source)
+    source.git("checkout", "-q", "-b", "side", shas["deadlock"])
+    source.commit("Document the pool", {"docs/pool.md": "The pool blocks.\n"})
+    source.git("checkout", "-q", "main")
+    source.git("merge", "-q", "--no-edit", "side", env={
+        "GIT_AUTHOR_NAME": "A", "GIT_AUTHOR_EMAIL": "a@x", "GIT_COMMITTER_NAME": "A",
+        "GIT_COMMITTER_EMAIL": "a@x"})
+    clone, _ = promisor_clone(source.root, tmp_path, "--filter=tree:0")
+    trace = tmp_path / "git-trace.txt"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+
+    summary = run_index(clone, tmp_path / "index", anchor_worker_min_commits=IN_PROCESS)
+
+    assert [line for line in trace.read_text().splitlines() if "fetch" in line] == []
+    assert summary.commits_indexed == 6 and summary.partial_clone
+    assert summary.commits_missing_objects >= 1
+    reader = IndexStore(tmp_path / "index").reader()
+    try:
+        hit = search(reader, "deadlock connection pool exhausted", k=5).hits[0]
+        assert hit.commit == shas["deadlock"]
     finally:
         reader.close()

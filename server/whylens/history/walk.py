@@ -187,7 +187,9 @@ class _LogReader:
         return [*self.pins, *log_arguments(self.hunks, self.repo.git_version, reads)]
 
     def _parse(self, record: bytes, reads: str) -> Commit:
-        return parse_record(record, self.hunks and reads == "blobs", self.keep_patch)
+        commit = parse_record(record, self.hunks and reads == "blobs", self.keep_patch)
+        # read without its trees (only ever because trees went missing): its changes unknown
+        return replace(commit, missing_objects=True) if reads == "commits" else commit
 
     def _nth(self, done: int, errors: str) -> str:
         """The commit git died on before printing it: the next one after ``done``."""
