@@ -128,3 +128,31 @@ def test_a_clone_without_trees_keeps_every_message(make_repo, tmp_path, monkeypa
         assert hit.commit == shas["deadlock"]
     finally:
         reader.close()
+
+
+PARSER = "def parse(text):\n    return text.split()\n\n\ndef tokens(text):\n    return len(parse(text))\n"
+
+
+def test_a_blob_limit_clone_keeps_gits_patches(make_repo, tmp_path, monkeypatch):
+    source = make_repo("source")
+    shas = {"add": source.commit("Add the parser and its fixture",
+                                 {"src/parse.py": PARSER, "assets/fixture.txt": "row\n" * 800})}
+    shas["move"] = source.commit("Move the parser into the package and split on commas", {
+        "src/parse.py": None, "pkg/parse.py": PARSER.replace("text.split()", "text.split(',')")})
+    shas["grow"] = source.commit("Grow the fixture", {"assets/fixture.txt": "row\n" * 900})
+    clone, _ = promisor_clone(source.root, tmp_path, "--filter=blob:limit=1k")
+    trace = tmp_path / "git-trace.txt"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+
+    summary = run_index(clone, tmp_path / "index", anchor_worker_min_commits=IN_PROCESS)
+
+    assert [line for line in trace.read_text().splitlines() if "fetch" in line] == []
+    assert summary.commits_indexed == 3 and summary.partial_clone
+    assert summary.commits_missing_objects == 2  # "add" and "grow" need the first fixture
+    reader = IndexStore(tmp_path / "index").reader()
+    try:
+        # git's patch saw the edited rename: one changed function, nothing moved
+        assert [(e.path, e.symbol, e.kind) for e in reader.events_of(shas["move"])] == [
+            ("pkg/parse.py", "parse", "body")]
+    finally:
+        reader.close()

@@ -4,14 +4,17 @@ A repository may lack objects its history names: a partial clone (``git clone --
 or ``--filter=blob:limit=1m``) fetches them from its promisor remote when a command needs one, a
 mirror may have dropped its big blobs, a repository may be damaged. WhyLens never fetches:
 
-- git >= 2.44 is told not to (``GIT_NO_LAZY_FETCH``, ``gitcli.environment``);
+- git is told not to (``GIT_NO_LAZY_FETCH``, ``gitcli.environment``: honoured since the
+  security releases of May 2024, 2.39.4 … 2.45.1);
 - on any git, a fetch git starts anyway cannot connect: ``protocol.allow=never`` on the command
   line (a ``protocol.<name>.allow`` the user set would win over it) and ``GIT_ALLOW_PROTOCOL``
   empty (it wins over every setting) are inherited by git's own children;
 - and in a repository git would fetch for (``lazy_fetches``), WhyLens asks git for no object it
-  lacks, so that git < 2.44 does not even start the fetch (it would, and then die, on the first
-  one): the walk reads no blob (``walk``), blob reads are checked against ``Presence`` first
-  (``BlobReader``, ``Repository.read_file``), the walk's mailmap blob too (``mailmap_pin``).
+  lacks, so that an older git does not even start the fetch (and no git dies over it, after
+  scanning its promisor packs, as 2.39 does): blob reads are checked against ``Presence`` first
+  (``BlobReader``, ``Repository.read_file``), the walk's mailmap blob too (``mailmap_pin``), and
+  the walk reads no blob (``walk``) unless ``patches_worth_reading`` (a ``blob:limit`` clone
+  and a git that dies instead of fetching: then it reads on past the commits it dies on).
 
 ``names_missing_object(stderr)`` tells a git death over an object (the walk reads on past it)
 from any other failure.
@@ -37,7 +40,8 @@ _HEX[np.frombuffer(b"0123456789", np.uint8)] = np.arange(10, dtype=np.uint64)
 _HEX[np.frombuffer(b"abcdef", np.uint8)] = np.arange(10, 16, dtype=np.uint64)
 _SHIFTS = np.arange(60, -4, -4, dtype=np.uint64)  # 16 hex digits → one 64-bit key
 
-_partial: weakref.WeakKeyDictionary[Repository, bool] = weakref.WeakKeyDictionary()
+_partial: weakref.WeakKeyDictionary[Repository, tuple[bool, list[str]]] = \
+    weakref.WeakKeyDictionary()
 _present: weakref.WeakKeyDictionary[Repository, Presence] = weakref.WeakKeyDictionary()
 
 
@@ -51,15 +55,45 @@ def lazy_fetches(repo: Repository) -> bool:
     """Whether git would fetch a missing object of ``repo`` from a promisor remote (a partial
     clone: ``remote.<name>.promisor``, ``remote.<name>.partialclonefilter`` or
     ``extensions.partialClone`` set). Asked once per repository."""
+    return _promisors(repo)[0]
+
+
+def patches_worth_reading(repo: Repository) -> bool:
+    """Whether the walk should ask git for patches in this partial clone: only when its git
+    dies instead of fetching (``GIT_NO_LAZY_FETCH``, ``honours_no_lazy_fetch``) and every
+    promisor's filter is ``blob:limit=…`` (most blobs are there; the walk reads on past the
+    commits of the big ones). Anything else (``blob:none``, trees filtered, an older git): no
+    blob is asked for at all. Each death there costs git a scan of its promisor packs."""
+    partial, filters = _promisors(repo)
+    return (partial and bool(filters) and honours_no_lazy_fetch(repo.git_version)
+            and all(f.startswith("blob:limit=") for f in filters))
+
+
+# git releases that honour GIT_NO_LAZY_FETCH: the security releases of 2024-05-14 and later
+_NO_LAZY_FETCH_SINCE: dict[tuple[int, ...], int] = {
+    (2, 39): 4, (2, 40): 2, (2, 41): 1, (2, 42): 2, (2, 43): 4, (2, 44): 1, (2, 45): 1}
+
+
+def honours_no_lazy_fetch(version: tuple[int, ...]) -> bool:
+    if version[:2] >= (2, 46):
+        return True
+    since = _NO_LAZY_FETCH_SINCE.get(version[:2])
+    return since is not None and len(version) > 2 and version[2] >= since
+
+
+def _promisors(repo: Repository) -> tuple[bool, list[str]]:
+    """(is a partial clone, the filters its promisor remotes record), read once."""
     known = _partial.get(repo)
     if known is None:
         status, out, _ = repo.run("config", "-z", "--get-regexp", _PROMISOR_KEYS, check=False)
-        known = False
+        partial, filters = False, []
         for item in out.decode("utf-8", "replace").split("\0") if status == 0 else ():
             key, _, value = item.partition("\n")
             if key and not (key.endswith(".promisor") and value.strip().lower() in _FALSE):
-                known = True
-        _partial[repo] = known
+                partial = True
+            if key.endswith(".partialclonefilter"):
+                filters.append(value.strip())
+        known = _partial[repo] = (partial, filters)
     return known
 
 

@@ -13,9 +13,10 @@ ambiguous: ``-p`` dies inside the commit it prints, but ``-M`` reads blobs for r
 the last record before a failure is never trusted; that commit is read again alone, and if that
 read fails too, it is read with less (``reads="trees"``: ``--raw`` with exact renames only, no
 blob; then ``"commits"``: no diff at all) and flagged ``Commit.missing_objects``. After
-``MAX_FAILURES`` failures the rest of the walk reads less from the start. In a repository git
-would fetch missing objects for (``missing.lazy_fetches``) the walk reads no blob from the
-start: git must never need one it lacks.
+``MAX_FAILURES`` failures the rest of the walk reads less from the start. In a partial clone
+(``missing.lazy_fetches``) the walk reads no blob from the start, unless
+``missing.patches_worth_reading`` (a ``blob:limit`` filter, and a git that dies instead of
+fetching).
 """
 
 from __future__ import annotations
@@ -26,7 +27,9 @@ from dataclasses import dataclass, replace
 
 from whylens.gitcli import path_text
 from whylens.history import filters
-from whylens.history.missing import lazy_fetches, mailmap_pin, names_missing_object
+from whylens.history.missing import (
+    lazy_fetches, mailmap_pin, names_missing_object, patches_worth_reading,
+)
 from whylens.history.repo import GitCommandError, Repository
 from whylens.history.sections import PatchInfo, RawEntry, read_patch
 from whylens.history.trailers import parse_trailers
@@ -131,8 +134,8 @@ def walk(
     boundary = repo.shallow_boundary()
     stats = stats if stats is not None else WalkStats()
     stats.partial_clone = lazy_fetches(repo)
-    if stats.partial_clone:
-        stats.reads = "trees"  # git would fetch a blob it lacks: let it need none
+    if stats.partial_clone and not patches_worth_reading(repo):
+        stats.reads = "trees"  # git would fetch (or die over) a blob it lacks: let it need none
     for commit in _LogReader(repo, revisions, hunks, keep_patch, stats).commits():
         if commit.sha in boundary:
             commit = replace(commit, changes=())

@@ -173,3 +173,12 @@ def test_a_fetch_an_older_git_starts_cannot_connect(partial):
     fetched = cat_file({"GIT_ALLOW_PROTOCOL": None})
     assert fetched.returncode == 0 and b"class Session" in fetched.stdout
     assert any(line.startswith("packs") for line in _fetched(clone, trace, packs))
+
+
+def test_which_gits_die_instead_of_fetching():
+    from whylens.history.missing import honours_no_lazy_fetch
+
+    assert honours_no_lazy_fetch((2, 39, 5)) and honours_no_lazy_fetch((2, 47, 0))
+    assert honours_no_lazy_fetch((2, 45, 1)) and honours_no_lazy_fetch((2, 43, 4))
+    assert not honours_no_lazy_fetch((2, 39, 3)) and not honours_no_lazy_fetch((2, 45, 0))
+    assert not honours_no_lazy_fetch((2, 34, 1)) and not honours_no_lazy_fetch((0,))
