@@ -73,6 +73,18 @@ def test_the_cli_says_it_once(make_repo, index_dir, capsys):
     assert stats["commits_missing_objects"] == 2 and stats["partial_clone"] is False
 
 
+def _index_without_fetching(clone, tmp_path, monkeypatch, worker=IN_PROCESS):
+    """``run_index`` on ``clone`` with a git trace of every process WhyLens starts (the worker's
+    too); asserts that none started a fetch and that no object came."""
+    trace = tmp_path / "git-trace.txt"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    packs = sorted(p.name for p in (clone / ".git" / "objects" / "pack").iterdir())
+    summary = run_index(clone, tmp_path / "index", anchor_worker_min_commits=worker)
+    assert [line for line in trace.read_text().splitlines() if "fetch" in line] == []
+    assert sorted(p.name for p in (clone / ".git" / "objects" / "pack").iterdir()) == packs
+    return summary
+
+
 @pytest.mark.parametrize("worker", [IN_PROCESS, WORKER])
 def test_a_partial_clone_is_indexed_without_fetching(make_repo, tmp_path, monkeypatch, worker):
     source = make_repo("source")
@@ -81,14 +93,7 @@ def test_a_partial_clone_is_indexed_without_fetching(make_repo, tmp_path, monkey
     user_config = tmp_path / "user.gitconfig"  # a user who lets git fetch over file://
     user_config.write_text('[protocol "file"]\n\tallow = always\n')
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(user_config))
-    trace = tmp_path / "git-trace.txt"
-    monkeypatch.setenv("GIT_TRACE", str(trace))  # every git process WhyLens starts
-    packs = sorted(p.name for p in (clone / ".git" / "objects" / "pack").iterdir())
-
-    summary = run_index(clone, tmp_path / "index", anchor_worker_min_commits=worker)
-
-    assert [line for line in trace.read_text().splitlines() if "fetch" in line] == []
-    assert sorted(p.name for p in (clone / ".git" / "objects" / "pack").iterdir()) == packs
+    summary = _index_without_fetching(clone, tmp_path, monkeypatch, worker)
     assert summary.commits_indexed == 4 and summary.partial_clone
     # only the checked-out version of src/session.py is there: every commit that changed it
     # needs one the clone lacks (its file history stays, its symbol events do not)
@@ -114,12 +119,7 @@ def test_a_clone_without_trees_keeps_every_message(make_repo, tmp_path, monkeypa
         "GIT_AUTHOR_NAME": "A", "GIT_AUTHOR_EMAIL": "a@x", "GIT_COMMITTER_NAME": "A",
         "GIT_COMMITTER_EMAIL": "a@x"})
     clone, _ = promisor_clone(source.root, tmp_path, "--filter=tree:0")
-    trace = tmp_path / "git-trace.txt"
-    monkeypatch.setenv("GIT_TRACE", str(trace))
-
-    summary = run_index(clone, tmp_path / "index", anchor_worker_min_commits=IN_PROCESS)
-
-    assert [line for line in trace.read_text().splitlines() if "fetch" in line] == []
+    summary = _index_without_fetching(clone, tmp_path, monkeypatch)
     assert summary.commits_indexed == 6 and summary.partial_clone
     assert summary.commits_missing_objects >= 1
     reader = IndexStore(tmp_path / "index").reader()
@@ -141,12 +141,7 @@ def test_a_blob_limit_clone_keeps_gits_patches(make_repo, tmp_path, monkeypatch)
         "src/parse.py": None, "pkg/parse.py": PARSER.replace("text.split()", "text.split(',')")})
     shas["grow"] = source.commit("Grow the fixture", {"assets/fixture.txt": "row\n" * 900})
     clone, _ = promisor_clone(source.root, tmp_path, "--filter=blob:limit=1k")
-    trace = tmp_path / "git-trace.txt"
-    monkeypatch.setenv("GIT_TRACE", str(trace))
-
-    summary = run_index(clone, tmp_path / "index", anchor_worker_min_commits=IN_PROCESS)
-
-    assert [line for line in trace.read_text().splitlines() if "fetch" in line] == []
+    summary = _index_without_fetching(clone, tmp_path, monkeypatch)
     assert summary.commits_indexed == 3 and summary.partial_clone
     assert summary.commits_missing_objects == 2  # "add" and "grow" need the first fixture
     reader = IndexStore(tmp_path / "index").reader()
