@@ -19,7 +19,7 @@ import contextlib
 import logging
 import time
 from collections import Counter
-from dataclasses import replace
+from dataclasses import asdict, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -163,7 +163,7 @@ def run_index(
             report("commit", 0, 1)
             writer.set_meta(last_sha=head, complete_head=head, indexed_at=_now(),
                             anchor_stats=_jsonable(stats), partial_clone=walked.partial_clone,
-                            walk_stats=vars(walked))
+                            walk_stats=asdict(walked))
             writer.commit()
     summary.seconds = time.monotonic() - started
     report("done", summary.commits_indexed, summary.commits_total)

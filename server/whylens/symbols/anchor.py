@@ -35,7 +35,7 @@ from whylens.models import FORMATTING_KIND, Commit, FileChange, SymbolEvent
 from whylens.symbols.extract import parse_outline, reparse_outline
 from whylens.symbols.formatting import squeeze
 from whylens.symbols.hunks import (
-    HunkText, common_ends, defined_names, diff_hunks, hunk_texts,
+    HunkText, bare_name, defined_names, diff_hunks, hunk_rows, hunk_texts, trimmed_range,
 )
 from whylens.symbols.languages import language_for_path
 from whylens.symbols.matching import Added, Body, Deleted, resolve
@@ -250,9 +250,9 @@ class Anchorer:
             defined = defined_names(language, [line for h in texts for line in h.added])
             if removed - (defined or Counter()):  # a header removed more often than added
                 return False
-            if any(_bare(new.spans[k].short) in removed for k in born):
+            if any(bare_name(new.spans[k].short) in removed for k in born):
                 return False
-        return all(_bare(new.spans[k].short) in removed for k in named)
+        return all(bare_name(new.spans[k].short) in removed for k in named)
 
     # -- states and parses ------------------------------------------------------------------
 
@@ -358,10 +358,10 @@ class Anchorer:
         other = self._cache.get(change.new_blob) if change and change.new_blob else None
         if change is not None and isinstance(other, Outline) and other.tree is not None \
                 and change.hunks:
-            ranges = [(nr, nc, orow, oc) for orow, oc, nr, nc in map(_rows, change.hunks)]
+            ranges = [(nr, nc, orow, oc) for orow, oc, nr, nc in map(hunk_rows, change.hunks)]
         else:
             other = self._cache.get(self._last_parsed.get(path, ""))
-            ranges = _trimmed(other.source, data) if isinstance(other, Outline) else []
+            ranges = trimmed_range(other.source, data) if isinstance(other, Outline) else []
         if isinstance(other, Outline) and other.tree is not None and other.language == language \
                 and ranges:
             outline = reparse_outline(other, data, ranges)
@@ -446,30 +446,3 @@ def _events(sha: str, path: str, language: str, state: FileState, touches: dict,
             defs: Definitions) -> list[SymbolEvent]:
     kinds = ((index, classify(language, touches[index], defs.of(index))) for index in sorted(touches))
     return [SymbolEvent(sha, path, state.spans[i].name, kind) for i, kind in kinds if kind]
-
-
-def _bare(short: str) -> bytes:
-    """The identifier a definition header spells: ``Serve`` of ``(*Server).Serve``."""
-    word = short.replace("(", " ").replace(")", " ").replace("*", " ").split()
-    return (word[-1] if word else short).encode("utf-8", "replace")
-
-
-def _trimmed(old: bytes, new: bytes) -> list[tuple[int, int, int, int]]:
-    """One range (old row, count, new row, count) covering the lines between the longest
-    common start and the longest common end of two versions; [] when they are equal."""
-    old_lines, new_lines = old.split(b"\n"), new.split(b"\n")
-    head, tail = common_ends(old_lines, new_lines)
-    if head == len(old_lines) == len(new_lines):
-        return []
-    return [(head, len(old_lines) - head - tail, head, len(new_lines) - head - tail)]
-
-
-def _rows(hunk) -> tuple[int, int, int, int]:
-    """(old first row, old count, new first row, new count), rows 0-based.
-
-    With a count of 0 git names the line *before* the insertion/deletion point, so the
-    region starts at that line number taken as a 0-based row.
-    """
-    old_row = hunk.old_start if hunk.old_count == 0 else hunk.old_start - 1
-    new_row = hunk.new_start if hunk.new_count == 0 else hunk.new_start - 1
-    return max(old_row, 0), hunk.old_count, max(new_row, 0), hunk.new_count
