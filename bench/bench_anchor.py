@@ -25,7 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 from whylens.history.blobs import BlobReader  # noqa: E402
 from whylens.history.repo import open_repository  # noqa: E402
 from whylens.history.walk import walk  # noqa: E402
-from whylens.symbols.anchor import Anchorer, _rows  # noqa: E402
+from whylens.symbols.anchor import Anchorer  # noqa: E402
+from whylens.symbols.hunks import hunk_rows as _rows  # noqa: E402
 from whylens.symbols.extract import parse_outline, reparse_outline  # noqa: E402
 from whylens.symbols.languages import language_for_path  # noqa: E402
 

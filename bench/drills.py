@@ -86,7 +86,7 @@ def kill_drills(work: Path, points: int, seed: int = 7) -> None:
 
 def _bad_repositories(work: Path) -> dict[str, Path]:
     from hostile import arm_repository_programs, build_hostile_history, write_attributes
-    from histories import build_session_history
+    from histories import build_missing_blob_history, build_session_history, promisor_clone
 
     made: dict[str, Path] = {}
 
@@ -150,6 +150,10 @@ def _bad_repositories(work: Path) -> dict[str, Path]:
     corrupt = fresh("corrupt-index-pointer")
     build_session_history(corrupt)
     made["garbage-index-dir"] = corrupt.root
+    build_missing_blob_history(fresh("missing-blob"))  # a blob deleted from the object store
+    promisor = work / "partial"
+    promisor.mkdir()
+    made["partial-clone"], _ = promisor_clone(source.root, promisor)  # --filter=blob:none
     return made
 
 

@@ -8,7 +8,11 @@ git process of WhyLens gets:
 
 - ``--no-pager`` and fixed ``-c`` settings (``SAFE_SETTINGS``): no fsmonitor, hooks, pager,
   external diff, credential helper, ssh command, askpass, signature checks, and no transport at
-  all (``protocol.allow=never``; partial clones never fetch);
+  all (``protocol.allow=never``, and ``GIT_ALLOW_PROTOCOL`` empty in the environment, which also
+  overrides a ``protocol.file.allow=always`` of the user's); so a partial clone never fetches:
+  git >= 2.44 is told not to try (``GIT_NO_LAZY_FETCH``), and the fetch an older git starts
+  for a missing object inherits both and cannot connect (``history.missing``: WhyLens asks such
+  a git for no object it lacks);
 - for a known repository, ``-c <key>=`` (``cat`` for a textconv) for each filter and diff
   driver program set in the repository's own configuration (``local`` / ``worktree`` scope,
   files it includes too), found
@@ -97,14 +101,17 @@ def command(git: str, *args: str, neutralised: Iterable[str] = ()) -> list[str]:
 
 def environment(pinned: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment of a git process: ours without the variables that redirect git, plus no
-    optional locks (never touch the index file), no prompts, no pager, no lazy fetches, and
-    ``pinned`` (``GIT_DIR``, ``GIT_WORK_TREE``)."""
+    optional locks (never touch the index file), no prompts, no pager, no lazy fetches, no
+    transport, and ``pinned`` (``GIT_DIR``, ``GIT_WORK_TREE``)."""
     env = {k: v for k, v in os.environ.items() if k not in REDIRECTING}
     env.update({
         "GIT_OPTIONAL_LOCKS": "0",
         "GIT_TERMINAL_PROMPT": "0",
         "GIT_PAGER": "cat",
         "GIT_NO_LAZY_FETCH": "1",  # partial clones: never fetch missing objects (git 2.44+)
+        # no protocol at all, whatever protocol.<name>.allow says (the fetch an older git starts
+        # for a missing object inherits it, and protocol.allow=never, and cannot connect)
+        "GIT_ALLOW_PROTOCOL": "",
         "GIT_ASKPASS": "false",
         "SSH_ASKPASS": "false",
     })

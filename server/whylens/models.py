@@ -75,6 +75,9 @@ class Commit:
     changes: tuple[FileChange, ...] = ()
     pr: int | None = None  # PR number from a merge or squash subject
     skip_reason: str | None = None  # one of SKIP_REASONS, or None when it carries intent
+    # git could not read all this commit's objects: its changes have no hunks (and only exact
+    # renames), or none at all when even its trees are missing
+    missing_objects: bool = False
 
     @property
     def message(self) -> str:

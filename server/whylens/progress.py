@@ -58,6 +58,10 @@ class IndexStats:
     blame_runs: int = 0  # line-blame rows written
     seconds: float = 0.0
     shallow: bool = False
+    # commits whose objects the repository lacks (a partial clone, a pruned mirror): their files
+    # whose contents are missing are in file history only (never fetched)
+    commits_missing_objects: int = 0
+    partial_clone: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -67,6 +71,8 @@ class IndexStats:
             "records": self.records, "files_skipped": dict(self.files_skipped),
             "commits_file_level": self.commits_file_level, "blame_runs": self.blame_runs,
             "seconds": round(self.seconds, 3), "shallow": self.shallow,
+            "commits_missing_objects": self.commits_missing_objects,
+            "partial_clone": self.partial_clone,
         }
 
     def to_json(self) -> str:
@@ -84,7 +90,18 @@ class IndexStats:
             commits_file_level=int(data.get("commits_file_level", 0)),
             blame_runs=int(data.get("blame_runs", 0)), seconds=float(data["seconds"]),
             shallow=bool(data["shallow"]),
+            commits_missing_objects=int(data.get("commits_missing_objects", 0)),
+            partial_clone=bool(data.get("partial_clone", False)),
         )
+
+    def missing_objects_note(self) -> str | None:
+        """The one sentence a run that met missing objects is reported with (CLI, editor)."""
+        if not self.commits_missing_objects:
+            return None
+        lacking = ("this partial clone lacks them; WhyLens never fetches" if self.partial_clone
+                   else "the repository lacks them")
+        return (f"{self.commits_missing_objects} commit(s) are indexed at file level or less: "
+                f"objects they need are missing ({lacking})")
 
     def describe(self) -> str:
         """One line for a status bar: "indexed 12 new commits" or "index up to date"."""

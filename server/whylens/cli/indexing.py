@@ -111,6 +111,8 @@ def cmd_index(args) -> int:
             print(f"note: {summary.commits_file_level} commit(s) changed more than "
                   f"{MAX_FILES_PER_COMMIT:,} source files; their changes are in file history "
                   "only, not in symbol histories")
+        if summary.commits_missing_objects:
+            print(f"note: {summary.missing_objects_note()}")
     return 0
 
 

@@ -1,10 +1,14 @@
-"""File contents by blob sha, through one persistent ``git cat-file --batch`` process."""
+"""File contents by blob sha, through one persistent ``git cat-file --batch`` process.
+
+In a partial clone only blobs the object store holds are asked for (``missing.has_object``):
+git < 2.44 would start a fetch for a missing one and die."""
 
 from __future__ import annotations
 
 import subprocess
 from typing import TypeGuard
 
+from whylens.history.missing import has_object, names_missing_object
 from whylens.history.repo import GitCommandError, GitProcess, Repository
 from whylens.history.walk import memory_pins
 
@@ -29,12 +33,35 @@ class BlobReader:
 
     def read(self, sha: str | None, max_size: int | None = None) -> bytes | None:
         """Contents of blob ``sha``; None when it is missing, not a blob, or over ``max_size``."""
-        if not _valid(sha):
+        if not _valid(sha) or not has_object(self._repo, sha):
             return None
         if max_size is not None:
             size = self.size(sha)
             if size is None or size > max_size:
                 return None
+        try:
+            return self._read(sha)
+        except GitCommandError:
+            if not self._died_over_an_object("_batch"):
+                raise
+            return None  # git died over it (a corrupt or vanished object): started again
+
+    def size(self, sha: str | None) -> int | None:
+        """Size in bytes of blob ``sha``, or None when it is missing or not a blob."""
+        if not _valid(sha) or not has_object(self._repo, sha):
+            return None
+        try:
+            self._check = proc = self._check or self._start("--batch-check")
+            parts = self._ask(proc, sha).split()
+        except GitCommandError:
+            if not self._died_over_an_object("_check"):
+                raise
+            return None
+        if len(parts) != 3 or parts[1] != b"blob":
+            return None
+        return int(parts[2])
+
+    def _read(self, sha: str) -> bytes | None:
         self._batch = proc = self._batch or self._start("--batch")
         header = self._ask(proc, sha)
         parts = header.split()
@@ -47,15 +74,14 @@ class BlobReader:
             raise GitCommandError(("cat-file", "--batch"), "the process ended early")
         return data if parts[1] == b"blob" else None
 
-    def size(self, sha: str | None) -> int | None:
-        """Size in bytes of blob ``sha``, or None when it is missing or not a blob."""
-        if not _valid(sha):
-            return None
-        self._check = proc = self._check or self._start("--batch-check")
-        parts = self._ask(proc, sha).split()
-        if len(parts) != 3 or parts[1] != b"blob":
-            return None
-        return int(parts[2])
+    def _died_over_an_object(self, which: str) -> bool:
+        """Reap the ``which`` process that failed; whether git named an object as the cause."""
+        proc: GitProcess | None = getattr(self, which)
+        setattr(self, which, None)
+        if proc is None:
+            return False
+        proc.close()
+        return names_missing_object(proc.stderr_text())
 
     def close(self) -> None:
         for proc in (self._batch, self._check):

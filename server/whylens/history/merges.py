@@ -12,10 +12,12 @@ from __future__ import annotations
 import subprocess
 
 from whylens.gitcli import path_text
+from whylens.history.missing import names_missing_object
 from whylens.history.repo import GitCommandError, GitProcess, Repository
 from whylens.history.walk import memory_pins
 
 _NULL = "0" * 40
+MAX_FAILURES = 3  # merges git could not diff (missing trees) before it is asked no more
 Changed = dict[str, tuple[str | None, str | None]]  # path → (blob in the parent, in the merge)
 
 
@@ -26,6 +28,7 @@ class MergeFiles:
         self._repo = repo
         self._proc: GitProcess | None = None
         self._buffer = b""
+        self.failures = 0  # merges git died on for lack of an object
 
     def __enter__(self) -> MergeFiles:
         return self
@@ -34,9 +37,23 @@ class MergeFiles:
         self.close()
 
     def changed(self, merge: str, parents: tuple[str, ...]) -> list[Changed]:
-        """For each parent, the files whose blob differs between it and the merge."""
-        if not parents:
+        """For each parent, the files whose blob differs between it and the merge; [] (nothing
+        known) when git lacks a tree of theirs (a partial clone without trees, damage); after
+        ``MAX_FAILURES`` such merges, git is asked no more."""
+        if not parents or self.failures >= MAX_FAILURES:
             return []
+        try:
+            return self._changed(merge, parents)
+        except GitCommandError:
+            proc, self._proc, self._buffer = self._proc, None, b""  # started again on next use
+            if proc is not None:
+                proc.close()
+                if names_missing_object(proc.stderr_text()):
+                    self.failures += 1
+                    return []
+            raise
+
+    def _changed(self, merge: str, parents: tuple[str, ...]) -> list[Changed]:
         proc = self._proc = self._proc or self._repo.popen(
             [*memory_pins(), "diff-tree", "--stdin", "-r", "--raw", "-z", "--no-abbrev",
              "--no-renames", "--always"], stdin=subprocess.PIPE)

@@ -36,6 +36,7 @@ from whylens.errors import (  # noqa: E402
     NotARepositoryError,
     UnknownRevisionError,
 )
+from whylens.history import missing  # noqa: E402
 from whylens.locate import RepoLocation, locate  # noqa: E402
 
 IGNORE_REVS_FILE = ".git-blame-ignore-revs"
@@ -284,8 +285,15 @@ class Repository:
         return url if status == 0 and url else None
 
     def read_file(self, rev: str, path: str) -> bytes | None:
-        """Bytes of ``path`` at ``rev`` (works in a bare repository), None when absent."""
-        status, out, _ = self.run("cat-file", "blob", f"{rev}:{path}", check=False)
+        """Bytes of ``path`` at ``rev`` (works in a bare repository), None when absent (or
+        missing from a partial clone: never fetched)."""
+        name = f"{rev}:{path}"
+        if missing.lazy_fetches(self):
+            status, out, _ = self.run("rev-parse", "--verify", "-q", name, check=False)
+            name = out.decode("ascii", "replace").strip()
+            if status != 0 or not missing.has_object(self, name):
+                return None
+        status, out, _ = self.run("cat-file", "blob", name, check=False)
         return out if status == 0 else None
 
     def ignore_revs(self, rev: str = "HEAD") -> set[str]:

@@ -1,47 +1,68 @@
-"""Stream commits from one ``git log`` process.
+"""Stream commits from one ``git log`` process, and read on past objects the repository lacks.
 
 One process prints, per commit, a header in a NUL-delimited format, the ``--raw -z`` list of
 changed files (statuses, blob shas, renames) and, with ``hunks=True``, the ``-p -U0`` patch of
-which only the ``@@`` hunk headers and a few file headers are read. The output is consumed in
-large chunks and split with ``bytes.find``; nothing is parsed per patch line in Python.
+which only the ``@@`` hunk headers and a few file headers are read (``sections``). The output is
+consumed in large chunks and split with ``bytes.find``; nothing is parsed per patch line in Python.
+
+Missing objects (a partial clone, a mirror without its big blobs, a damaged repository): git
+dies on the first one it needs. The commits read before are kept, and the walk goes on from
+where git stopped (``--skip=N``: git skips commits before diffing any). Which commit failed is
+ambiguous: ``-p`` dies inside the commit it prints, but ``-M`` reads blobs for rename detection
+*before* a commit's header is printed, so the last record read may be whole or cut. The rule:
+the last record before a failure is never trusted; that commit is read again alone, and if that
+read fails too, it is read with less (``reads="trees"``: ``--raw`` with exact renames only, no
+blob; then ``"commits"``: no diff at all) and flagged ``Commit.missing_objects``. After
+``MAX_FAILURES`` failures the rest of the walk reads less from the start. In a partial clone
+(``missing.lazy_fetches``) the walk reads no blob from the start, unless
+``missing.patches_worth_reading`` (a ``blob:limit`` filter, and a git that dies instead of
+fetching).
 """
 
 from __future__ import annotations
 
 import io
-import re
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator
-from dataclasses import replace
-from typing import NamedTuple
+from dataclasses import dataclass, replace
 
 from whylens.gitcli import path_text
 from whylens.history import filters
+from whylens.history.missing import (
+    lazy_fetches, mailmap_pin, names_missing_object, patches_worth_reading,
+)
 from whylens.history.repo import GitCommandError, Repository
+from whylens.history.sections import PatchInfo, RawEntry, read_patch
 from whylens.history.trailers import parse_trailers
-from whylens.models import Commit, FileChange, Hunk
+from whylens.models import Commit, FileChange
 
 _MARKER = b"\0\0WL\x1e"  # starts every commit record (cannot occur in a patch line or message)
 _HEADER_END = b"\0\0WLE"
 _FIELDS = ("%H", "%P", "%aN", "%aE", "%aI", "%at", "%s", "%b")  # %aN/%aE apply the mailmap
 LOG_FORMAT = "%x00%x00WL%x1e" + "%x1f".join(_FIELDS) + "%x00%x00WLE"
 _NULL_SHA = "0" * 40
-_DIFF_START = b"\ndiff --git "
-_HUNK = re.compile(rb"\n@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _PIPE_SIZE = 1 << 20
 _READ_SIZE = 1 << 18
 EAGER_SECONDS = 5.0  # read whatever git has written (not full blocks) this long
-# Hunk headers repeat a lot ("@@ -0,0 +1 @@"); Hunks are immutable, so equal ones are shared.
-_HUNK_CACHE: dict[bytes, Hunk] = {}
-_HUNK_CACHE_SIZE = 50_000
-
+# What git may read to print the walk: "blobs" (patches, rename detection), "trees" (the
+# --raw file list, exact renames), "commits" (headers only). Each level reads less.
+READS = ("blobs", "trees", "commits")
+MAX_FAILURES = 3  # git deaths over missing objects before the rest of the walk reads less
 
 # Files above this size are diffed as binary (binary=True, no hunks): a generated 300 MB file
 # must not become 300 MB of patch text to buffer. Symbol anchoring skips files > 1 MB anyway.
 BIG_FILE_THRESHOLD = "8m"
-# A file's patch text is kept up to this size (the anchorer reads the changed lines from it;
-# beyond it the anchorer reads the blobs instead, and skips files over 1 MB anyway).
-MAX_PATCH_BYTES = 2_000_000
+
+
+@dataclass
+class WalkStats:
+    """What a walk met (filled in as it goes): whether the repository is a partial clone, how
+    often git died over a missing object, the commits read with less than the walk asked."""
+
+    partial_clone: bool = False
+    failures: int = 0
+    commits_degraded: int = 0
+    reads: str = "blobs"  # what the walk's git read at the end
 
 
 def config_pins() -> list[str]:
@@ -60,9 +81,12 @@ def memory_pins() -> list[str]:
             "-c", "core.deltaBaseCacheLimit=8m"]
 
 
-def diff_options(git_version: tuple[int, ...], patch: bool = True) -> list[str]:
-    """Diff options that override every user setting able to change what we parse."""
-    args = ["-z", "--raw", "--no-abbrev", "-M", "--no-color", "--no-ext-diff", "--no-textconv"]
+def diff_options(git_version: tuple[int, ...], patch: bool = True,
+                 renames: str = "-M") -> list[str]:
+    """Diff options that override every user setting able to change what we parse.
+    ``renames="-M100%"``: exact renames only, found by blob name (git reads no blob)."""
+    args = ["-z", "--raw", "--no-abbrev", renames, "--no-color", "--no-ext-diff",
+            "--no-textconv"]
     if git_version >= (2, 28):
         args.append("--no-relative")  # diff.relative (2.28+) would drop files outside cwd
     if patch:
@@ -70,37 +94,21 @@ def diff_options(git_version: tuple[int, ...], patch: bool = True) -> list[str]:
     return args
 
 
-def log_arguments(hunks: bool = True, git_version: tuple[int, ...] = (2, 31)) -> list[str]:
-    """The ``git log`` options (before revisions); pins every setting that shapes the output."""
+def log_arguments(hunks: bool = True, git_version: tuple[int, ...] = (2, 31),
+                  reads: str = "blobs") -> list[str]:
+    """The ``git log`` options (before revisions); pins every setting that shapes the output.
+    ``reads`` (a ``READS`` value) bounds what git reads: below "blobs" there is no patch."""
     # Merges print no diff unless asked (-m/-c/--cc); git >= 2.31 can also be told so outright.
     merges = ["--diff-merges=off"] if git_version >= (2, 31) else []
+    if reads == "commits":
+        diff = ["-z", "--no-color"]
+    else:
+        diff = diff_options(git_version, hunks and reads == "blobs",
+                            "-M" if reads == "blobs" else "-M100%")
     return [
         "-c", "i18n.logOutputEncoding=UTF-8", *config_pins(), "-c", "log.showSignature=false",
-        "log", *diff_options(git_version, hunks), "--root", *merges, "--use-mailmap",
-        f"--format={LOG_FORMAT}",
+        "log", *diff, "--root", *merges, "--use-mailmap", f"--format={LOG_FORMAT}",
     ]
-
-
-class RawEntry(NamedTuple):
-    """One ``--raw -z`` entry of a commit, before its patch section is matched to it."""
-
-    status: str  # git's letter: A M D R C T
-    path: str  # after the change (``gitcli.path_text``: every byte kept)
-    old_path: str | None  # before a rename or copy
-    old_blob: str | None  # None when added
-    new_blob: str | None  # None when deleted
-    raw_old: bytes  # the paths as git printed them, to find the ``diff --git`` header
-    raw_new: bytes
-    same_mode: bool  # old mode == new mode
-
-
-class PatchInfo(NamedTuple):
-    """What the ``-p -U0`` section of one entry says: its hunks, whether it is binary, and its
-    text from the first ``@@`` on (when the walk keeps it)."""
-
-    hunks: list[Hunk]
-    binary: bool
-    text: bytes = b""
 
 
 def walk(
@@ -110,6 +118,7 @@ def walk(
     hunks: bool = True,
     ignore_revs: Iterable[str] | None = None,
     keep_patch: Callable[[str], bool] | None = None,
+    stats: WalkStats | None = None,
 ) -> Generator[Commit, None, None]:
     """Commits reachable from ``rev`` and not from any of ``exclude``, newest first.
 
@@ -117,28 +126,105 @@ def walk(
     ``.git-blame-ignore-revs`` at ``rev``. Merge commits carry no changes; in a shallow clone the
     boundary commits carry none either (their parents are missing, so their diff is unknown).
     ``keep_patch(path)``: keep the patch text (``FileChange.patch``) of the files it accepts
-    (up to ``MAX_PATCH_BYTES`` each).
+    (up to ``MAX_PATCH_BYTES`` each). Objects the repository lacks: see the module docstring;
+    ``stats`` (when given) says what the walk met.
     """
     head = repo.resolve(rev)
-    excluded = [f"^{repo.resolve(sha)}" for sha in exclude]
+    revisions = [head, *(f"^{repo.resolve(sha)}" for sha in exclude)]
     ignored = frozenset(repo.ignore_revs(head) if ignore_revs is None else ignore_revs)
     boundary = repo.shallow_boundary()
-    proc = repo.popen([*log_arguments(hunks, repo.git_version), head, *excluded, "--"])
-    _widen_pipe(proc.stdout)
-    finished = False
-    try:
-        for record in _records(proc.stdout):
-            commit = parse_record(record, hunks, keep_patch)
-            if commit.sha in boundary:
-                commit = replace(commit, changes=())
-            pr = filters.pr_of(commit)
-            reason = filters.classify(commit, ignored, pr=pr)
-            if pr is not None or reason is not None:
-                commit = replace(commit, pr=pr, skip_reason=reason)
-            yield commit
-        finished = True
-    finally:
-        _finish(proc, finished)
+    stats = stats if stats is not None else WalkStats()
+    stats.partial_clone = lazy_fetches(repo)
+    if stats.partial_clone and not patches_worth_reading(repo):
+        stats.reads = "trees"  # git would fetch (or die over) a blob it lacks: let it need none
+    for commit in _LogReader(repo, revisions, hunks, keep_patch, stats).commits():
+        if commit.sha in boundary:
+            commit = replace(commit, changes=())
+        pr = filters.pr_of(commit)
+        reason = filters.classify(commit, ignored, pr=pr)
+        if pr is not None or reason is not None:
+            commit = replace(commit, pr=pr, skip_reason=reason)
+        yield commit
+
+
+class _LogReader:
+    """``git log`` over ``revisions``, started again past every commit it dies on."""
+
+    def __init__(self, repo: Repository, revisions: list[str], hunks: bool,
+                 keep_patch: Callable[[str], bool] | None, stats: WalkStats) -> None:
+        self.repo, self.revisions, self.hunks = repo, revisions, hunks
+        self.keep_patch, self.stats = keep_patch, stats
+        self.pins = mailmap_pin(repo)
+
+    def commits(self) -> Iterator[Commit]:
+        stats, done, failures = self.stats, 0, 0  # done: commits yielded, in walk order
+        while True:
+            skip = [f"--skip={done}"] if done else []
+            proc = self.repo.popen([*self._arguments(stats.reads), *skip, *self.revisions, "--"])
+            _widen_pipe(proc.stdout)
+            held: bytes | None = None  # the last record: whole only once git ends well
+            finished = False
+            try:
+                for record in _records(proc.stdout):
+                    if held is not None:
+                        yield self._parse(held, stats.reads)
+                        done += 1
+                    held = record
+                finished = True
+            finally:
+                status, errors = _finish(proc, finished)
+            if status == 0:
+                if held is not None:
+                    yield self._parse(held, stats.reads)
+                return
+            if not names_missing_object(errors):
+                raise GitCommandError(("log",), errors)
+            stats.failures += 1
+            failures += 1
+            yield self._alone(_sha_of(held) if held is not None else self._nth(done, errors))
+            done += 1
+            if failures >= MAX_FAILURES and stats.reads != READS[-1]:
+                stats.reads = READS[READS.index(stats.reads) + 1]
+                failures = 0
+
+    def _arguments(self, reads: str) -> list[str]:
+        return [*self.pins, *log_arguments(self.hunks, self.repo.git_version, reads)]
+
+    def _parse(self, record: bytes, reads: str) -> Commit:
+        commit = parse_record(record, self.hunks and reads == "blobs", self.keep_patch)
+        # read without its trees (only ever because trees went missing): its changes unknown
+        return replace(commit, missing_objects=True) if reads == "commits" else commit
+
+    def _nth(self, done: int, errors: str) -> str:
+        """The commit git died on before printing it: the next one after ``done``."""
+        status, out, _ = self.repo.run("rev-list", f"--skip={done}", "--max-count=1",
+                                       *self.revisions, "--", check=False)
+        sha = out.decode("ascii", "replace").strip()
+        if status != 0 or not sha:  # the history itself cannot be walked (a missing commit)
+            raise GitCommandError(("log",), errors)
+        return sha
+
+    def _alone(self, sha: str) -> Commit:
+        """Commit ``sha`` read by itself, with as much as git can read of it."""
+        errors = ""
+        for reads in READS[READS.index(self.stats.reads):]:
+            status, out, err = self.repo.run(*self._arguments(reads), "-1", sha, "--",
+                                             check=False)
+            errors = err.decode("utf-8", "replace")
+            start = out.find(_MARKER)
+            if status == 0 and start >= 0:
+                commit = self._parse(out[start + len(_MARKER):], reads)
+                if reads == self.stats.reads:
+                    return commit  # whole after all: git died on the next one
+                self.stats.commits_degraded += 1
+                return replace(commit, missing_objects=True)
+            if not names_missing_object(errors):
+                break
+        raise GitCommandError(("log", "-1", sha), errors)
+
+
+def _sha_of(record: bytes) -> str:
+    return record[:record.find(b"\x1f")].decode("ascii", "replace")
 
 
 def read_commits(repo: Repository, shas: Iterable[str]) -> list[Commit]:
@@ -170,13 +256,15 @@ def _widen_pipe(stream) -> None:
         pass
 
 
-def _finish(proc, finished: bool) -> None:
-    """Reap git; a failure after a complete read is an error, an early stop is not."""
+def _finish(proc, finished: bool) -> tuple[int, str]:
+    """Reap git: (0, "") after a complete read or an early stop, else its status and stderr."""
     if not finished and proc.poll() is None:
         proc.kill()
     proc.close()
-    if finished and proc.poll() != 0:
-        raise GitCommandError(("log",), proc.stderr_text())
+    status = proc.poll()
+    if not finished or status == 0:
+        return 0, ""
+    return (status if status is not None else -1), proc.stderr_text()
 
 
 def _records(stream) -> Iterator[bytes]:
@@ -270,7 +358,7 @@ def parse_changes(record: bytes, pos: int, hunks: bool, drop_stat_only: bool = F
         ))
     patches: list[PatchInfo | None] = [None] * len(entries)
     if hunks and entries:
-        _read_patch(record, pos, entries, patches, keep_patch)
+        read_patch(record, pos, entries, patches, keep_patch)
     return tuple(
         FileChange(path=e.path, status=e.status, old_path=e.old_path, old_blob=e.old_blob,
                    new_blob=e.new_blob, hunks=tuple(p.hunks) if p else (),
@@ -278,85 +366,3 @@ def parse_changes(record: bytes, pos: int, hunks: bool, drop_stat_only: bool = F
         for e, p in zip(entries, patches)
         if not (drop_stat_only and p is None and e.status == "M" and e.same_mode)
     )
-
-
-def _read_patch(record: bytes, pos: int, entries: list[RawEntry],
-                patches: list[PatchInfo | None],
-                keep_patch: Callable[[str], bool] | None = None) -> None:
-    """Attach hunk ranges, the binary flag and (when ``keep_patch`` accepts the path) the
-    patch text of each ``diff --git`` section to its entry."""
-    headers = [b"diff --git " + _quote(b"a/" + e.raw_old) + b" " + _quote(b"b/" + e.raw_new)
-               for e in entries]
-    starts = []
-    at = record.find(b"diff --git ", pos)
-    while at >= 0:
-        starts.append(at)
-        at = record.find(_DIFF_START, at + 1)
-        at = at + 1 if at >= 0 else -1
-    starts.append(len(record))
-    expected = 0
-    for begin, finish in zip(starts, starts[1:]):
-        line_end = record.find(b"\n", begin, finish)
-        header = record[begin:line_end if line_end >= 0 else finish]
-        index = _match_section(header, headers, expected)
-        if index < 0:
-            continue
-        expected = index + 1
-        first_hunk = record.find(b"\n@@ ", begin, finish)
-        head_end = first_hunk if first_hunk >= 0 else finish
-        found, binary, text = patches[index] or PatchInfo([], False)
-        if record.find(b"\nBinary files ", begin, head_end) >= 0:
-            binary = True
-        if (first_hunk >= 0 and keep_patch is not None and finish - first_hunk <= MAX_PATCH_BYTES
-                and keep_patch(entries[index].path)):
-            text = record[first_hunk + 1:finish]
-        if first_hunk >= 0:
-            for m in _HUNK.finditer(record, first_hunk, finish):
-                key = m.group(0)
-                hunk = _HUNK_CACHE.get(key)
-                if hunk is None:
-                    hunk = _HUNK_CACHE[key] = _make_hunk(*m.groups())
-                found.append(hunk)
-        patches[index] = PatchInfo(found, binary, text)
-    if len(_HUNK_CACHE) > _HUNK_CACHE_SIZE:
-        _HUNK_CACHE.clear()
-
-
-def _make_hunk(old_start, old_count, new_start, new_count) -> Hunk:
-    return Hunk(int(old_start), 1 if old_count is None else int(old_count),
-                int(new_start), 1 if new_count is None else int(new_count))
-
-
-def _match_section(header: bytes, headers: list[bytes], expected: int) -> int:
-    """Entry of a section: normally the expected next one; a type change prints two sections."""
-    if expected < len(headers) and headers[expected] == header:
-        return expected
-    if expected > 0 and headers[expected - 1] == header:
-        return expected - 1
-    try:
-        return headers.index(header)
-    except ValueError:
-        return -1
-
-
-_ESCAPES = {7: b"\\a", 8: b"\\b", 9: b"\\t", 10: b"\\n", 11: b"\\v", 12: b"\\f", 13: b"\\r",
-            34: b'\\"', 92: b"\\\\"}
-
-
-_NEEDS_QUOTE = re.compile(rb'[\x00-\x1f"\\\x7f]')
-
-
-def _quote(path: bytes) -> bytes:
-    """A path as git's C-style quoting prints it (``core.quotePath=false``)."""
-    if not _NEEDS_QUOTE.search(path):
-        return path
-    out = bytearray(b'"')
-    for b in path:
-        if b in _ESCAPES:
-            out += _ESCAPES[b]
-        elif b < 0x20 or b == 0x7F:
-            out += b"\\%03o" % b
-        else:
-            out.append(b)
-    out += b'"'
-    return bytes(out)

@@ -403,6 +403,8 @@ def stats(conn, meta: dict, size_bytes: int) -> dict:
         "index_bytes": size_bytes,
         "index_bytes_per_1k_commits": round(size_bytes * 1000 / commits) if commits else 0,
         "commits_file_level": anchor.get("commits_file_level", 0),
+        "commits_missing_objects": anchor.get("commits_missing_objects", 0),
+        "partial_clone": bool(meta.get("partial_clone", False)),
         "last_commit": meta.get("last_sha"),
         "shallow": bool(meta.get("shallow", False)),
         "skipped_files": (meta.get("anchor_stats") or {}).get("files_skipped", {}),

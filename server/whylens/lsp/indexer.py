@@ -190,6 +190,10 @@ class IndexManager:
                 f"WhyLens: {summary.commits_file_level} commit(s) in {ws.name} changed more than "
                 f"{FILE_LEVEL_CAP:,} source files; their changes are in file history only, not "
                 "in symbol histories.", types.MessageType.Info)
+        note = summary.missing_objects_note() if summary is not None else None
+        if note:
+            self.server.show_once(f"missing-objects:{ws.root}", f"WhyLens: {ws.name}: {note}.",
+                                  types.MessageType.Info)
         log.info("%s: index updated in %.2fs by the %s (%s)", ws.name, took, which, text)
         self._end_progress(token, text)
         if ws.reader is None:

@@ -20,7 +20,7 @@ import functools
 import logging
 import time
 from collections import Counter
-from dataclasses import replace
+from dataclasses import asdict, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -29,7 +29,7 @@ from whylens.history.blobs import BlobReader
 from whylens.history.links import WebLinks
 from whylens.history.merges import MergeFiles
 from whylens.history.repo import open_repository
-from whylens.history.walk import walk
+from whylens.history.walk import WalkStats, walk
 from whylens.index.store import PIPELINE_VERSION, IndexStore, outdated_reason
 from whylens.knowledge.extract import extract_units
 from whylens.locate import locate
@@ -141,8 +141,9 @@ def run_index(
                                         stack.enter_context(MergeFiles(repo))))
             anchoring = stack.enter_context(chosen)
             source = _SourcePaths(attributes)
+            walked = WalkStats()
             commits = stack.enter_context(contextlib.closing(
-                walk(repo, head, exclude=exclude, keep_patch=source)))
+                walk(repo, head, exclude=exclude, keep_patch=source, stats=walked)))
             # A first run (even resumed) writes blame as it goes; a later one replaces it.
             last = prior_meta.get("last_sha") if mode != "full" else None
             blame = IncrementalBlame(repo, last) if last else None
@@ -162,9 +163,12 @@ def run_index(
             stats = dict(anchoring.stats)
             summary.files_skipped.update(stats.get("files_skipped", {}))
             summary.commits_file_level = stats.get("commits_file_level", 0)
+            summary.commits_missing_objects = stats.get("commits_missing_objects", 0)
+            summary.partial_clone = walked.partial_clone
             report("commit", 0, 1)
             writer.set_meta(last_sha=head, complete_head=head, indexed_at=_now(),
-                            anchor_stats=_jsonable(stats))
+                            anchor_stats=_jsonable(stats), partial_clone=walked.partial_clone,
+                            walk_stats=asdict(walked))
             writer.commit()
     summary.seconds = time.monotonic() - started
     report("done", summary.commits_indexed, summary.commits_total)

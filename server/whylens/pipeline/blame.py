@@ -9,10 +9,14 @@ the new commits touched with the result. Files the new commits did not touch kee
 
 from __future__ import annotations
 
+import contextlib
 from bisect import bisect_right
 from collections.abc import Iterable
 
+from whylens.errors import GitCommandError
 from whylens.gitcli import path_text
+from whylens.history.blobs import BlobReader
+from whylens.history.missing import lazy_fetches, names_missing_object
 from whylens.models import Commit
 from whylens.symbols.blame import BlameRun, Segment
 from whylens.symbols.languages import language_for_path
@@ -21,16 +25,35 @@ from whylens.symbols.skip import MAX_SOURCE_BYTES, path_skip_reason
 
 def tree_blobs(repo, rev: str, max_size: int | None = None) -> dict[str, str]:
     """path → blob of every file at ``rev`` (``git ls-tree -r -l -z``), as the walk names paths;
-    files over ``max_size`` bytes left out."""
-    _, out, _ = repo.run("ls-tree", "-r", "-l", "-z", "--full-tree", rev)
+    files over ``max_size`` bytes left out. Blobs the repository lacks are left out too: ``-l``
+    would make git read (or, in a partial clone, fetch) them, so there their sizes come from
+    ``cat-file --batch-check`` for the blobs present."""
+    listing = None
+    if not lazy_fetches(repo):
+        status, out, err = repo.run("ls-tree", "-r", "-l", "-z", "--full-tree", rev, check=False)
+        if status == 0:
+            listing = out
+        elif not names_missing_object(err.decode("utf-8", "replace")):
+            raise GitCommandError(("ls-tree", rev), err.decode("utf-8", "replace"))
+    sizes = None
+    if listing is None:
+        _, listing, _ = repo.run("ls-tree", "-r", "-z", "--full-tree", rev)
+        sizes = BlobReader(repo)
     found: dict[str, str] = {}
-    for entry in out.split(b"\0"):
-        meta, _, raw_path = entry.partition(b"\t")
-        parts = meta.split()
-        if len(parts) == 4 and parts[1] == b"blob":
-            if max_size is not None and parts[3].isdigit() and int(parts[3]) > max_size:
+    with contextlib.closing(sizes) if sizes is not None else contextlib.nullcontext():
+        for entry in listing.split(b"\0"):
+            meta, _, raw_path = entry.partition(b"\t")
+            parts = meta.split()
+            if len(parts) < 3 or parts[1] != b"blob":
                 continue
-            found[path_text(raw_path)] = parts[2].decode()
+            sha = parts[2].decode()
+            size = sizes.size(sha) if sizes is not None else \
+                int(parts[3]) if len(parts) == 4 and parts[3].isdigit() else None
+            if sizes is not None and size is None:
+                continue  # missing: nothing to blame
+            if max_size is not None and size is not None and size > max_size:
+                continue
+            found[path_text(raw_path)] = sha
     return found
 
 

@@ -35,7 +35,7 @@ from whylens.models import FORMATTING_KIND, Commit, FileChange, SymbolEvent
 from whylens.symbols.extract import parse_outline, reparse_outline
 from whylens.symbols.formatting import squeeze
 from whylens.symbols.hunks import (
-    HunkText, common_ends, defined_names, diff_hunks, hunk_texts,
+    HunkText, bare_name, defined_names, diff_hunks, hunk_rows, hunk_texts, trimmed_range,
 )
 from whylens.symbols.languages import language_for_path
 from whylens.symbols.matching import Added, Body, Deleted, resolve
@@ -66,7 +66,8 @@ class Anchorer:
         state_spans: int = DEFAULT_STATE_SPANS,
         max_files: int = MAX_FILES_PER_COMMIT,
     ) -> None:
-        self._read_blob = read_blob
+        self._reader = read_blob
+        self._missing = False  # the commit being anchored lacks an object (see ``events``)
         self._attributes = tuple(attributes)
         self._cache: OrderedDict[str, Outline | str] = OrderedDict()  # sha → outline or skip
         self._cache_entries = cache_entries
@@ -92,10 +93,23 @@ class Anchorer:
             "commits_file_level": 0,  # commits over max_files: file history only
             "files_file_level": 0,
             "events": 0,
+            "commits_missing_objects": 0,  # commits git or the blob reader lacked objects of
         }
 
     def events(self, commit: Commit) -> list[SymbolEvent]:
-        """The substantive symbol changes of ``commit`` (none for merges or skipped files)."""
+        """The substantive symbol changes of ``commit`` (none for merges or skipped files).
+
+        A commit the walk could not diff (``missing_objects``) has no hunks: its files are
+        compared from their blobs. A file whose blob is missing (a partial clone) gives no events
+        (``files_skipped["missing"]``); such commits are counted in
+        ``stats["commits_missing_objects"]``: their files are in file history only."""
+        self._missing = commit.missing_objects
+        try:
+            return self._commit_events(commit)
+        finally:
+            self.stats["commits_missing_objects"] += self._missing
+
+    def _commit_events(self, commit: Commit) -> list[SymbolEvent]:
         if len(commit.parents) > 1:
             return []
         sources = [c for c in commit.changes if self._path_reason(c.path) is None]
@@ -153,6 +167,7 @@ class Anchorer:
             self._skipped(new)
             return []
         if new is None:
+            self._skipped("missing")
             return []
         self.stats["files"] += 1
         whole = list(texts[0].added) if old_blob is None and texts and len(texts) == 1 else None
@@ -177,6 +192,9 @@ class Anchorer:
                 added: list[Added], deleted: list[Deleted]) -> list[SymbolEvent]:
         """Compare with the parsed old version (see the module docstring)."""
         outline = self._outline(old_blob, language, change.path, change)
+        if outline is None:  # the old version is missing: what changed is unknown, not "all"
+            self._skipped("missing")
+            return []
         if not isinstance(outline, Outline):  # the old side is not source: all of it is new
             added.extend(Added(change.path, new, k, _body(lines, new, k))
                          for k in range(len(new.spans)))
@@ -206,6 +224,8 @@ class Anchorer:
             self._skipped(outline)
             return []
         if outline is None:
+            if old_blob is not None:
+                self._skipped("missing")
             return []
         self.stats["files"] += 1
         old = FileState.from_outline(outline)
@@ -230,9 +250,9 @@ class Anchorer:
             defined = defined_names(language, [line for h in texts for line in h.added])
             if removed - (defined or Counter()):  # a header removed more often than added
                 return False
-            if any(_bare(new.spans[k].short) in removed for k in born):
+            if any(bare_name(new.spans[k].short) in removed for k in born):
                 return False
-        return all(_bare(new.spans[k].short) in removed for k in named)
+        return all(bare_name(new.spans[k].short) in removed for k in named)
 
     # -- states and parses ------------------------------------------------------------------
 
@@ -338,10 +358,10 @@ class Anchorer:
         other = self._cache.get(change.new_blob) if change and change.new_blob else None
         if change is not None and isinstance(other, Outline) and other.tree is not None \
                 and change.hunks:
-            ranges = [(nr, nc, orow, oc) for orow, oc, nr, nc in map(_rows, change.hunks)]
+            ranges = [(nr, nc, orow, oc) for orow, oc, nr, nc in map(hunk_rows, change.hunks)]
         else:
             other = self._cache.get(self._last_parsed.get(path, ""))
-            ranges = _trimmed(other.source, data) if isinstance(other, Outline) else []
+            ranges = trimmed_range(other.source, data) if isinstance(other, Outline) else []
         if isinstance(other, Outline) and other.tree is not None and other.language == language \
                 and ranges:
             outline = reparse_outline(other, data, ranges)
@@ -361,6 +381,12 @@ class Anchorer:
             _, evicted = self._cache.popitem(last=False)
             if isinstance(evicted, Outline):
                 self._cached_bytes -= len(evicted.source)
+
+    def _read_blob(self, sha: str) -> bytes | None:
+        data = self._reader(sha)
+        if data is None:
+            self._missing = True
+        return data
 
     def _path_reason(self, path: str) -> str | None:
         if path not in self._path_reasons:
@@ -420,30 +446,3 @@ def _events(sha: str, path: str, language: str, state: FileState, touches: dict,
             defs: Definitions) -> list[SymbolEvent]:
     kinds = ((index, classify(language, touches[index], defs.of(index))) for index in sorted(touches))
     return [SymbolEvent(sha, path, state.spans[i].name, kind) for i, kind in kinds if kind]
-
-
-def _bare(short: str) -> bytes:
-    """The identifier a definition header spells: ``Serve`` of ``(*Server).Serve``."""
-    word = short.replace("(", " ").replace(")", " ").replace("*", " ").split()
-    return (word[-1] if word else short).encode("utf-8", "replace")
-
-
-def _trimmed(old: bytes, new: bytes) -> list[tuple[int, int, int, int]]:
-    """One range (old row, count, new row, count) covering the lines between the longest
-    common start and the longest common end of two versions; [] when they are equal."""
-    old_lines, new_lines = old.split(b"\n"), new.split(b"\n")
-    head, tail = common_ends(old_lines, new_lines)
-    if head == len(old_lines) == len(new_lines):
-        return []
-    return [(head, len(old_lines) - head - tail, head, len(new_lines) - head - tail)]
-
-
-def _rows(hunk) -> tuple[int, int, int, int]:
-    """(old first row, old count, new first row, new count), rows 0-based.
-
-    With a count of 0 git names the line *before* the insertion/deletion point, so the
-    region starts at that line number taken as a 0-based row.
-    """
-    old_row = hunk.old_start if hunk.old_count == 0 else hunk.old_start - 1
-    new_row = hunk.new_start if hunk.new_count == 0 else hunk.new_start - 1
-    return max(old_row, 0), hunk.old_count, max(new_row, 0), hunk.new_count

@@ -247,3 +247,30 @@ def defined_names(language: str, lines: tuple[bytes, ...] | list[bytes]) -> Coun
         if name and name not in _C_KEYWORDS:
             found[name.rsplit(b":", 1)[-1]] += 1
     return found
+
+
+def bare_name(short: str) -> bytes:
+    """The identifier a definition header spells: ``Serve`` of ``(*Server).Serve``."""
+    word = short.replace("(", " ").replace(")", " ").replace("*", " ").split()
+    return (word[-1] if word else short).encode("utf-8", "replace")
+
+
+def trimmed_range(old: bytes, new: bytes) -> list[tuple[int, int, int, int]]:
+    """One range (old row, count, new row, count) covering the lines between the longest
+    common start and the longest common end of two versions; [] when they are equal."""
+    old_lines, new_lines = old.split(b"\n"), new.split(b"\n")
+    head, tail = common_ends(old_lines, new_lines)
+    if head == len(old_lines) == len(new_lines):
+        return []
+    return [(head, len(old_lines) - head - tail, head, len(new_lines) - head - tail)]
+
+
+def hunk_rows(hunk) -> tuple[int, int, int, int]:
+    """(old first row, old count, new first row, new count), rows 0-based.
+
+    With a count of 0 git names the line *before* the insertion/deletion point, so the
+    region starts at that line number taken as a 0-based row.
+    """
+    old_row = hunk.old_start if hunk.old_count == 0 else hunk.old_start - 1
+    new_row = hunk.new_start if hunk.new_count == 0 else hunk.new_start - 1
+    return max(old_row, 0), hunk.old_count, max(new_row, 0), hunk.new_count

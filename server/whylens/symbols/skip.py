@@ -15,6 +15,7 @@ from whylens.symbols.languages import language_for_path
 
 SKIP_FILE_REASONS = (
     "too_large", "binary", "minified", "lock_file", "vendored", "generated", "unsupported",
+    "missing",  # the blob is not in the repository (a partial clone): never read, never fetched
 )
 # The one "file too big" limit, in bytes: larger files are generated or vendored. The indexer
 # does not anchor them, and nothing else parses or reads them (editor buffers, review heads).

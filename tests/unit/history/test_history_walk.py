@@ -321,20 +321,6 @@ def test_old_git_gets_no_newer_options():
     assert "-p" not in log_arguments(False, (2, 39))
 
 
-def test_corrupt_repository_is_a_clear_error(make_repo):
-    from whylens.history.repo import GitCommandError
-
-    repo = make_repo("corrupt")
-    repo.commit("Add a", {"a.txt": "alpha\n"})
-    repo.commit("Edit a", {"a.txt": "alpha\nbeta\n"})
-    blob = repo.git("rev-parse", "HEAD~1:a.txt")
-    (repo.root / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
-    with open_repository(repo.root) as r:
-        with pytest.raises(GitCommandError) as err:
-            list(walk(r))
-    assert "git log" in str(err.value) and blob[:7] in str(err.value)
-
-
 def test_big_files_are_diffed_as_binary(make_repo, monkeypatch):
     import whylens.history.walk as walk_module
 

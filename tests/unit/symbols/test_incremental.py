@@ -7,7 +7,7 @@ import difflib
 import pytest
 
 from whylens.models import Hunk
-from whylens.symbols.anchor import _rows
+from whylens.symbols.hunks import hunk_rows as _rows
 from whylens.symbols.extract import parse_outline, reparse_outline
 from whylens.symbols.outline import outline
 
