@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from whylens.index.analysis import clean_text, normalise_path
 from whylens.index.codec import load_record, load_unit
 from whylens.index import events
-from whylens.index.events import FILE_EVENTS, HEX_SHA, marks
+from whylens.index.events import marks
 from whylens.index.sidecar import BLAME, PATTERN_FILES, has_table
 from whylens.models import (
     FORMATTING_KIND, PITFALL_TYPES, CommitInfo, HistoryEntry, KnowledgeCounts, Record, Unit,
@@ -269,60 +269,6 @@ def reverts_touching(conn, path: str) -> list[tuple[str, str, str, int, bool]]:
                 touched.add(reverted)
     # of one revert's reverted commits, those that changed the file first (not a merge)
     return sorted(found.values(), key=lambda row: (-row[3], row[1], row[0] not in touched, row[0]))
-
-
-def co_changes(conn, path: str, recent: int = 200, max_files: int = 30,
-               symbol: str | None = None, min_together: int = 1,
-               ) -> tuple[int, list[tuple[str, str | None, int, float, int]], int]:
-    """What changes together with ``path`` (or with ``symbol`` in it), as code-maat counts it.
-
-    Over the last ``recent`` commits that touched it (filtered commits and commits of more than
-    ``max_files`` files left out): ``(n, [(other path, other symbol or None, together, weight,
-    other's own commit count)], population)`` for partners seen together at least
-    ``min_together`` times, most frequent first. ``weight`` sums 1 / (files in the commit - 1)
-    over the shared commits: a pair changed alone counts 1, a pair inside a 10-file sweep 1/9.
-    ``population`` is the number of unfiltered commits (the partners' base rate). File partners
-    when ``symbol`` is None, symbol partners otherwise; a file's earlier names are never its own
-    partners."""
-    aliases = path_aliases(conn, path)
-    if symbol is None:
-        touched = ("SELECT DISTINCT cf.sha, c.ts FROM files f CROSS JOIN changed_files cf "
-                   f"ON cf.file = f.id JOIN commits c ON c.sha = cf.sha WHERE f.path IN {_in(aliases)}")
-        args: list = list(aliases)
-    else:
-        touched = (f"SELECT DISTINCT {HEX_SHA}, c.ts FROM {FILE_EVENTS} JOIN commits c "
-                   f"ON c.sha = {HEX_SHA} WHERE s.name = ? AND f.path IN {_in(aliases)} "
-                   "AND e.kind != ?")
-        args = [clean_text(symbol), *aliases, FORMATTING_KIND]
-    sql = (f"{touched} AND c.skip_reason IS NULL AND (SELECT COUNT(*) FROM changed_files g "
-           "WHERE g.sha = c.sha) <= ? ORDER BY c.ts DESC LIMIT ?")
-    shas = [row[0] for row in conn.execute(sql, args + [max_files, recent])]
-    if not shas:
-        return 0, [], 0
-    (population,) = conn.execute("SELECT COUNT(*) FROM commits WHERE skip_reason IS NULL").fetchone()
-    size = dict(conn.execute(f"SELECT sha, COUNT(*) FROM changed_files WHERE sha IN {_in(shas)} "
-                             "GROUP BY sha", shas))
-    rows: list[tuple[str, str | None, str]]
-    if symbol is None:
-        rows = conn.execute(f"SELECT DISTINCT f.path, NULL, cf.sha FROM changed_files cf CROSS JOIN "
-                            f"files f ON f.id = cf.file WHERE cf.sha IN {_in(shas)}", shas).fetchall()
-    else:
-        rows = [(p, s, sha) for sha in shas for p, s in events.changed_symbols(conn, sha)]
-    together: dict[tuple[str, str | None], list[str]] = {}
-    for p, s, sha in rows:
-        if (p in aliases and (symbol is None or s == symbol)):
-            continue
-        together.setdefault((p, s), []).append(sha)
-    out = []
-    for (p, s), seen in together.items():
-        if len(set(seen)) < min_together:
-            continue
-        weight = sum(1 / max(1, size.get(sha, 2) - 1) for sha in set(seen))
-        total = (events.file_change_count(conn, p) if s is None
-                 else events.symbol_change_count(conn, p, s))
-        out.append((p, s, len(set(seen)), round(weight, 3), total))
-    out.sort(key=lambda r: (-r[2], r[0], r[1] or ""))
-    return len(shas), out, population
 
 
 def iter_units(conn) -> Iterator[Unit]:

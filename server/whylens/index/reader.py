@@ -23,7 +23,7 @@ from whoosh import query as wq
 from whoosh.filedb.filestore import FileStorage
 
 from whylens.errors import IndexCorruptError, IndexOutdatedError, WhyLensError
-from whylens.index import commitdocs, lookups, ranking, sidecar, trace_paths, vectors
+from whylens.index import cochange, commitdocs, lookups, ranking, sidecar, trace_paths, vectors
 from whylens.index.candidates import Candidate, Candidates, CandidateSearch, guarded
 from whylens.index.analysis import WordGroup, normalise_path, text_terms, word_groups
 from whylens.index.codec import record_text, to_timestamp
@@ -297,8 +297,8 @@ class IndexReader(CandidateSearch):
     def co_changes(self, path: str, recent: int = 200, max_files: int = 30,
                    symbol: str | None = None, min_together: int = 1,
                    ) -> tuple[int, list[tuple[str, str | None, int, float, int]], int]:
-        """Files (or symbols) changed together with ``path`` (``lookups.co_changes``)."""
-        return lookups.co_changes(self._db, path, recent, max_files, symbol, min_together)
+        """Files (or symbols) changed together with ``path`` (``cochange.co_changes``)."""
+        return cochange.co_changes(self._db, path, recent, max_files, symbol, min_together)
 
     @guarded
     def has_commit(self, sha: str) -> bool:
