@@ -24,6 +24,8 @@ import ast
 import re
 from collections.abc import Iterator
 
+from whylens.symbols.hunks import common_length
+
 _HASH_COMMENTS = frozenset({"python", "ruby"})
 _BOTH_COMMENTS = frozenset({"php"})
 QUOTE_EQUIVALENT = frozenset({"python", "javascript", "typescript", "tsx", "php", "ruby"})
@@ -241,7 +243,60 @@ def formatting_only(language: str | None, old: bytes, new: bytes) -> bool:
         same = _same_ast(old, new, strip_types=False)
         if same is not None:
             return same
+    elif _same_raw_tokens(language, old, new):
+        return True  # the usual answer for a comment or blank-line edit of a whole file
     return tokens(language, old) == tokens(language, new)
+
+
+_MARGIN = 16  # a lexer match reads at most a few bytes past its end (rust raw strings aside)
+
+
+def _same_raw_tokens(language: str, old: bytes, new: bytes) -> bool:
+    """Whether ``raw_tokens`` gives both texts the same tokens as written (strings unnormalised;
+    equal raw tokens have equal normalised ``tokens``, unequal ones may still be equal once
+    normalised: the caller then compares those). Lexes only from the first difference to where
+    the two lexings meet again in the common tail (the rest of each lexing is the other's):
+    a whole file with one edited comment costs its head once, not all of it twice. Lexing the
+    head that far is needed because a comment or string may run into the edit. Not for
+    Python, whose logical lines carry indentation tokens, nor Rust (a raw string's ``#``s)."""
+    if language in ("python", "rust"):
+        return False
+    lexer = _lexer(language)
+    size = min(len(old), len(new))
+    head = common_length(old, new, size, lambda text, n: text[:n])
+    tail = common_length(old, new, size - head, lambda text, n: text[len(text) - n:])
+    start = 0  # where the scan continues after the last match both texts surely share
+    limit = head - _MARGIN
+    if limit > 0:
+        for match in lexer.finditer(old, 0, len(old)):
+            if match.end() > limit:
+                break
+            start = match.end()
+    ours, theirs = _tokens_until_met(lexer, old, new, start, tail)
+    return ours == theirs
+
+
+def _tokens_until_met(lexer: re.Pattern[bytes], old: bytes, new: bytes, start: int,
+                      tail: int) -> tuple[list[bytes], list[bytes]]:
+    """The string and other tokens each text's lexing from ``start`` yields before the two
+    lexings reach a match at the same distance from their ends inside the common ``tail``
+    (from there on the texts and so their lexings are the same), or to their ends."""
+    texts = (old, new)
+    scans = [lexer.finditer(text, start, len(text)) for text in texts]
+    found: list[list[bytes]] = [[], []]
+    current = [next(scan, None) for scan in scans]
+    while current[0] is not None or current[1] is not None:
+        left = [len(text) - m.start() if m is not None else -1
+                for text, m in zip(texts, current)]
+        if left[0] == left[1] and left[0] < tail:
+            break  # same place in the same tail, and its previous byte too (``^``)
+        side = 0 if left[0] >= left[1] else 1
+        match = current[side]
+        assert match is not None
+        if match.lastgroup in ("s", "t"):
+            found[side].append(match.group())
+        current[side] = next(scans[side], None)
+    return found[0], found[1]
 
 
 def typing_only(language: str | None, old: bytes, new: bytes) -> bool:
