@@ -100,3 +100,34 @@ def test_whole_file_formatting_agrees_with_token_comparison(old, new, same):
     prefix = b"int z;\n" * 300
     assert formatting_only("c", prefix + old + prefix, prefix + new + prefix) is same
     assert (tokens("c", prefix + old + prefix) == tokens("c", prefix + new + prefix)) is same
+
+
+def test_a_whole_file_token_change_is_refused_without_lexing_it_all(monkeypatch):
+    """Raw tokens that differ even without the commas, semicolons and parentheses normalising
+    may drop answer False at once."""
+    import whylens.symbols.formatting as formatting
+
+    old = _c_file(1000)
+    new = old.replace(b"return x + 500;", b"return x + '500';")  # quotes: squeezed alike
+    assert not surely_differs("c", old, new)
+    monkeypatch.setattr(formatting, "tokens", lambda *a: pytest.fail("lexed both files whole"))
+    assert not formatting_only("c", old, new)
+
+
+@pytest.mark.parametrize("opening", [
+    b"/* a comment\n   that runs on\n" * 1 + b"   for many lines\n" * 200,  # the edit is inside it
+    b'const char *s = "a string \\\n' + b"continued \\\n" * 200,  # a string continued by \
+], ids=["block comment", "continued string"])
+def test_the_head_resumes_before_a_construct_that_runs_into_the_edit(monkeypatch, opening):
+    """The resume point for a whole-file edit is a line start no block comment or continued
+    string covers: the stretch the edit sits in is lexed from where it opened."""
+    import whylens.symbols.formatting as formatting
+
+    head = _c_file(300)
+    old = head + opening + b"   x y z\n" + (b"*/\n" if opening.startswith(b"/*") else b'";\n') \
+        + _c_file(300)
+    new = old.replace(b"   x y z\n", b"   x  y z w\n")  # in the comment / string: w is no token
+    assert new != old
+    assert (tokens("c", old) == tokens("c", new)) is opening.startswith(b"/*")
+    monkeypatch.setattr(formatting, "tokens", lambda *a: pytest.fail("lexed both files whole"))
+    assert formatting_only("c", old, new) is opening.startswith(b"/*")
