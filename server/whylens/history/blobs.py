@@ -6,6 +6,7 @@ git < 2.44 would start a fetch for a missing one and die."""
 from __future__ import annotations
 
 import subprocess
+from collections import OrderedDict
 from typing import TypeGuard
 
 from whylens.history.missing import has_object, names_missing_object
@@ -17,13 +18,20 @@ class BlobReader:
     """``read(sha)`` and ``size(sha)`` over long-lived ``cat-file`` processes (started lazily).
 
     ``read`` uses ``--batch``; ``size`` uses a second ``--batch-check`` process, started only
-    when asked, so that sizing a huge blob never reads it. Not thread-safe.
+    when asked, so that sizing a huge blob never reads it. ``cache_bytes``: keep the blobs
+    read last, up to that many bytes (blobs over a quarter of it are not kept): the anchorer
+    and the line blame read most blobs several times (redis/redis: 39,121 reads, 2.0 GB, of
+    9,677 blobs; with 8 MB kept, 19,358 reads and 0.9 GB, and half of ``cat-file``'s CPU).
+    Not thread-safe.
     """
 
-    def __init__(self, repo: Repository) -> None:
+    def __init__(self, repo: Repository, cache_bytes: int = 0) -> None:
         self._repo = repo
         self._batch: GitProcess | None = None
         self._check: GitProcess | None = None
+        self._kept: OrderedDict[str, bytes] = OrderedDict()
+        self._keep_bytes = cache_bytes
+        self._kept_bytes = 0
 
     def __enter__(self) -> BlobReader:
         return self
@@ -35,6 +43,10 @@ class BlobReader:
         """Contents of blob ``sha``; None when it is missing, not a blob, or over ``max_size``."""
         if not _valid(sha) or not has_object(self._repo, sha):
             return None
+        kept = self._kept.get(sha)
+        if kept is not None:
+            self._kept.move_to_end(sha)
+            return kept if max_size is None or len(kept) <= max_size else None
         if max_size is not None:
             size = self.size(sha)
             if size is None or size > max_size:
@@ -72,7 +84,18 @@ class BlobReader:
         proc.stdout.read(1)  # the newline after the contents
         if len(data) != size:
             raise GitCommandError(("cat-file", "--batch"), "the process ended early")
-        return data if parts[1] == b"blob" else None
+        if parts[1] != b"blob":
+            return None
+        if self._keep_bytes and size <= self._keep_bytes // 4:
+            self._keep(sha, data)
+        return data
+
+    def _keep(self, sha: str, data: bytes) -> None:
+        self._kept[sha] = data
+        self._kept_bytes += len(data)
+        while self._kept_bytes > self._keep_bytes:
+            _, dropped = self._kept.popitem(last=False)
+            self._kept_bytes -= len(dropped)
 
     def _died_over_an_object(self, which: str) -> bool:
         """Reap the ``which`` process that failed; whether git named an object as the cause."""

@@ -38,9 +38,11 @@ SMALL_REST_DOCS = 2_000  # an update leaving fewer documents beside the biggest 
 
 
 POOL_MB = 128  # Whoosh's posting pool (its own estimate; about twice that in RSS), then runs on disk
-# A rebuild's last batch goes into the writer that merges every segment: its pool holds both,
-# so it spills earlier (redis: the indexer's peak was 327 MB with 128 here, 281 MB before).
-MERGE_POOL_MB = 64
+# A rebuild's last batch goes into the writer that merges every segment: its pool holds both.
+# The anchor worker has exited by then, so the tree has room (redis: the indexer alone peaks at
+# about 330 MB with 128 here, 280 MB with 64, while the walk's peak is the tree's 435 MB); with
+# 64 the merge spilled sorted runs to disk and read them back, 6% of the indexer's CPU.
+MERGE_POOL_MB = 128
 
 _MEANING = "_meaning"  # a queued document's text to embed (not a Whoosh field)
 MAX_THREAD_CHARS = 20_000  # of a record's tracker thread, indexed for search

@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 UNIT_FIELDS = {"pattern": "pitfall", "fact": "constraint", "skill": "fix"}
 RECORD_FIELDS = ("problem", "cause", "decision", "rejected")
@@ -128,10 +129,12 @@ def shown(item: ItemEvidence) -> bool:
     return confidence(item) >= GATE
 
 
+@lru_cache(maxsize=8_192)
 def names_symbol(text: str, symbol: str) -> bool:
     """The text names the symbol: its qualified tail ("Session.send", "req.accepts"), or its
     bare name when that reads as an identifier (``cert_verify``, ``getURLQuery``, ``json()``)
-    rather than a word ("match", "get")."""
+    rather than a word ("match", "get"). Cached: a card's item is weighed for each symbol its
+    commit changed, and each time against every other one (``names_other``)."""
     parts = [p for p in re.split(r"[.:]+", re.sub(r"[()*&]", "", symbol)) if p]
     if not parts:
         return False

@@ -137,10 +137,11 @@ def sentence_features(sentence: str, *, from_subject: bool, index: int,
     return feats
 
 
-@lru_cache(maxsize=4_096)
-def _text_features(sentence: str) -> frozenset[str]:
+@lru_cache(maxsize=16_384)
+def _text_features(sentence: str) -> tuple[str, ...]:
     """The features of the sentence's own text (cached: a commit's sentences are classified
-    for its units and again for the decision record its work becomes)."""
+    for its units and again, up to ``pipeline.records``' two windows of commits later, for the
+    decision record its work becomes; kept as tuples, a third of a frozenset's memory)."""
     feats = {"bias"}
     tokens = words(sentence)
     feats.update(f"w:{t}" for t in tokens)
@@ -151,7 +152,7 @@ def _text_features(sentence: str) -> frozenset[str]:
             feats.add(f"first2:{tokens[0]}_{tokens[1]}")
     _cue_features(sentence, feats)
     _shape_features(sentence, tokens, feats)
-    return frozenset(sys.intern(f) for f in feats)  # the cached sets share their strings
+    return tuple(sys.intern(f) for f in feats)  # the cached features share their strings
 
 
 def _cue_features(sentence: str, feats: set[str]) -> None:

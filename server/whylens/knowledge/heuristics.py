@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable
 
 _I = re.IGNORECASE
@@ -195,8 +196,10 @@ RESOLUTION = re.compile(
 )
 
 
+@lru_cache(maxsize=4_096)
 def vetoed(sentence: str) -> str | None:
-    """The name of the veto that rejects this sentence, or None."""
+    """The name of the veto that rejects this sentence, or None (cached: extraction, the
+    classifier's features and the records each ask it of the same sentence)."""
     for name, regex in VETOES:
         if regex.search(sentence):
             return name

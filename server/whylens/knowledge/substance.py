@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from whylens.knowledge.heuristics import NAMED_FAILURE
 
@@ -39,9 +40,11 @@ def content_words(text: str) -> list[str]:
     return [w for w in words if len(w) >= 3 and w.lower() not in STOPWORDS]
 
 
+@lru_cache(maxsize=4_096)
 def is_substantive(text: str, strict: bool = False) -> bool:
     """Long enough, not cut off, not dominated by issue/PR refs, at least three content words
-    (a named failure such as TimeoutError is substantive on its own, unless ``strict``)."""
+    (a named failure such as TimeoutError is substantive on its own, unless ``strict``).
+    Cached: extraction and the classifier's features ask it of the same sentence."""
     if len(text) < MIN_CHARS or len(text) > MAX_CHARS:
         return False
     if _DANGLING.search(text) or _CONTINUATION.match(text):

@@ -35,6 +35,7 @@ from whylens.knowledge.extract import extract_units
 from whylens.locate import locate
 from whylens.models import FORMATTING_KIND, Commit, SymbolEvent
 from whylens.pipeline.anchoring import (
+    BLOB_CACHE_BYTES,
     Anchoring,
     InProcessAnchoring,
     WorkerAnchoring,
@@ -126,7 +127,7 @@ def run_index(
             # it imports and opens the search side, a third of a one-commit update's time).
             resumed = stack.enter_context(contextlib.closing(store.reader())) \
                 if mode == "resumed" else None
-            blobs = stack.enter_context(BlobReader(repo))
+            blobs = stack.enter_context(BlobReader(repo, BLOB_CACHE_BYTES))
             writer = stack.enter_context(store.writer(rebuild=(mode == "full")))
             writer.set_meta(pipeline_version=PIPELINE_VERSION, repo=str(repo.root), rev=rev,
                             shallow=repo.is_shallow, web_base=links.base if links else None,

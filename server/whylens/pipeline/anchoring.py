@@ -44,6 +44,7 @@ LOOKAHEAD_BYTES = 8_000_000  # and their patch text, at most (a few huge commits
 CHUNK_BYTES = 2_000_000  # a message is sent once this much patch text is in it
 CHUNK_COMMITS = 16  # commits per message (one pickle each way)
 POLL_SECONDS = 0.5  # how often each side checks that the other is still alive
+BLOB_CACHE_BYTES = 8_000_000  # blobs the anchorer and the blame read again (``BlobReader``)
 
 Anchored = tuple[Commit, list[SymbolEvent], list[BlameRun]]
 
@@ -287,7 +288,7 @@ def _serve(repo_path: str, attributes: list, head_blobs: dict[str, str], commits
     sender = threading.Thread(target=_send_all, args=(outbox, events), daemon=True)
     sender.start()
     try:
-        with open_repository(repo_path) as repo, BlobReader(repo) as blobs, \
+        with open_repository(repo_path) as repo, BlobReader(repo, BLOB_CACHE_BYTES) as blobs, \
                 MergeFiles(repo) as merges:
             both = _Both(blobs.read, attributes, head_blobs, merges)
             while True:

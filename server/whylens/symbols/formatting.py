@@ -24,11 +24,11 @@ import ast
 import re
 from collections.abc import Iterator
 
-_HASH_COMMENTS = frozenset({"python", "ruby"})
-_BOTH_COMMENTS = frozenset({"php"})
-QUOTE_EQUIVALENT = frozenset({"python", "javascript", "typescript", "tsx", "php", "ruby"})
+from whylens.symbols.lexer import (
+    BOTH_COMMENTS, HASH_COMMENTS, QUOTE_EQUIVALENT, lexer, raw_verdict,
+)
+
 _JS = frozenset({"javascript", "typescript", "tsx"})
-_BACKTICK = frozenset({"javascript", "typescript", "tsx", "go"})
 
 _OPEN = {b"(": b")", b"[": b"]", b"{": b"}"}
 _CLOSE = frozenset({b")", b"]", b"}"})
@@ -41,49 +41,6 @@ _SLOT_AFTER = frozenset({b")", b"]", b"}", b",", b";", b":"})
 _INDENT = b"\x00I"  # a Python logical line's indentation token starts with this
 
 _LAYOUT = b" \t\r\n\f\v'\"`(),\\;"  # bytes formatting may add, drop or swap
-
-_CACHE: dict[str, re.Pattern[bytes]] = {}
-
-
-def _lexer(language: str) -> re.Pattern[bytes]:
-    """One regex whose named groups are: c comment, s string, k continuation, n newline,
-    w blank, t any other token."""
-    found = _CACHE.get(language)
-    if found is not None:
-        return found
-    comments = []
-    if language in _HASH_COMMENTS or language in _BOTH_COMMENTS:
-        comments.append(rb"\#[^\n]*")
-    if language == "ruby":
-        comments.append(rb"^=begin\b.*?(?:^=end\b[^\n]*|\Z)")
-    if language not in _HASH_COMMENTS:
-        comments += [rb"//[^\n]*", rb"/\*.*?(?:\*/|\Z)"]
-    strings = []
-    if language == "python":
-        prefix = rb"(?:[rRbBuUfF]{1,2})?"
-        strings += [prefix + rb"'''(?:\\.|[^\\])*?(?:'''|\Z)",
-                    prefix + rb'"""(?:\\.|[^\\])*?(?:"""|\Z)']
-    elif language == "rust":
-        strings.append(rb'b?r(\#*)".*?(?:"\1|\Z)')  # raw strings
-        strings.append(rb"b?'(?:\\.|[^\\'\n])'")  # char literals; a lone ' is a lifetime
-    if language in _BACKTICK:
-        strings.append(rb"`(?:\\.|[^\\`])*(?:`|\Z)")
-    single = rb"'(?:\\.|[^\\'\n])*(?:'|(?=\n)|\Z)"
-    double = rb'"(?:\\.|[^\\"\n])*(?:"|(?=\n)|\Z)'
-    if language == "python":
-        single, double = rb"(?:[rRbBuUfF]{1,2})?" + single, rb"(?:[rRbBuUfF]{1,2})?" + double
-    if language != "rust":
-        strings.append(single)
-    strings.append(double)
-    token = (rb"[A-Za-z_$\x80-\xff][\w$\x80-\xff]*|\d[\w.]*|\.\d\w*|->|=>|::|\*\*=?|//=?|"
-             rb">>=?|<<=?|[-+*/%&|^@<>!=:]=|\.\.\.|\S")
-    pattern = re.compile(
-        b"(?P<c>" + b"|".join(comments) + b")|(?P<s>" + b"|".join(strings) + b")"
-        + rb"|(?P<k>\\\r?\n)|(?P<n>\r?\n)|(?P<w>[ \t\f\r]+)|(?P<t>" + token + b")",
-        re.DOTALL | re.MULTILINE)
-    _CACHE[language] = pattern
-    return pattern
-
 
 def _string_value(language: str, text: bytes) -> bytes:
     """A string token as compared: its value where quote styles are equivalent."""
@@ -114,7 +71,7 @@ def raw_tokens(language: str, text: bytes) -> Iterator[tuple[bytes, int]]:
     depth = 0
     at_start = True
     indent = 0
-    for match in _lexer(language).finditer(text):
+    for match in lexer(language).finditer(text):
         kind = match.lastgroup
         value = match.group()
         if kind == "n":
@@ -197,16 +154,18 @@ def tokens(language: str, text: bytes) -> list[bytes]:
     return [t for t, _ in normalise(language, list(raw_tokens(language, text)))]
 
 
+_NAIVE: dict[str, re.Pattern[bytes]] = {}
+
+
 def _naive_comments(language: str) -> re.Pattern[bytes]:
-    key = "naive:" + language
-    found = _CACHE.get(key)
+    found = _NAIVE.get(language)
     if found is None:
         parts = []
-        if language in _HASH_COMMENTS or language in _BOTH_COMMENTS:
+        if language in HASH_COMMENTS or language in BOTH_COMMENTS:
             parts.append(rb"\#[^\n]*")
-        if language not in _HASH_COMMENTS:
+        if language not in HASH_COMMENTS:
             parts += [rb"//[^\n]*", rb"/\*.*?(?:\*/|\Z)"]
-        found = _CACHE[key] = re.compile(b"|".join(parts), re.DOTALL)
+        found = _NAIVE[language] = re.compile(b"|".join(parts), re.DOTALL)
     return found
 
 
@@ -241,6 +200,10 @@ def formatting_only(language: str | None, old: bytes, new: bytes) -> bool:
         same = _same_ast(old, new, strip_types=False)
         if same is not None:
             return same
+    else:
+        verdict = raw_verdict(language, old, new)  # a whole file's edit: only its stretch lexed
+        if verdict is not None:
+            return verdict
     return tokens(language, old) == tokens(language, new)
 
 

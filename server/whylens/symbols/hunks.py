@@ -174,12 +174,12 @@ def _unique_anchors(a: list[bytes], b: list[bytes], alo: int, ahi: int, blo: int
 def common_ends(a: list[bytes], b: list[bytes]) -> tuple[int, int]:
     """(lines both lists start with, lines both end with after those), C-speed compares."""
     size = min(len(a), len(b))
-    head = _common(a, b, size, lambda lines, n: lines[:n])
-    tail = _common(a, b, size - head, lambda lines, n: lines[len(lines) - n:])
+    head = common_length(a, b, size, lambda lines, n: lines[:n])
+    tail = common_length(a, b, size - head, lambda lines, n: lines[len(lines) - n:])
     return head, tail
 
 
-def _common(a: list[bytes], b: list[bytes], limit: int, part) -> int:
+def common_length(a, b, limit: int, part) -> int:
     """The largest n <= limit with part(a, n) == part(b, n), by binary search (parts equal at
     one length are equal at every shorter one)."""
     low, high = 0, limit

@@ -47,6 +47,29 @@ def test_blob_reader_reads_blobs_and_none_for_missing(small):
                 assert blobs.read(new_a) == b"one\n2\nthree\nfour\n"
 
 
+def test_blob_reader_keeps_the_blobs_it_read_last(small):
+    """Kept blobs are answered without asking cat-file again (here: after it is gone); blobs
+    over a quarter of the budget are not kept, and the oldest leave first."""
+    with open_repository(small.root) as repo:
+        commits = list(walk(repo))
+        new_a, old_a = commits[0].changes[0].new_blob, commits[0].changes[0].old_blob
+        binary = next(c.new_blob for c in commits[1].changes if c.path == "img.bin")
+        with BlobReader(repo, cache_bytes=80) as blobs:
+            assert blobs.read(old_a) == b"one\ntwo\nthree\n"  # 14 bytes: kept
+            assert blobs.read(binary) == b"\x00\x01\x02" * 10  # 30 bytes: over 80 / 4
+            assert blobs.read(new_a) == b"one\n2\nthree\nfour\n"  # 18 bytes: kept
+            blobs.close()  # no cat-file any more: what is kept is answered all the same
+            assert blobs.read(old_a) == b"one\ntwo\nthree\n"
+            assert blobs.read(new_a, max_size=4) is None
+            assert blobs.read(new_a) == b"one\n2\nthree\nfour\n"
+            assert blobs.read(binary) == b"\x00\x01\x02" * 10  # read again (a new cat-file)
+        with BlobReader(repo, cache_bytes=100) as blobs:
+            for _ in range(6):  # 18 + 14 bytes each time: the budget keeps the last ones
+                blobs.read(new_a)
+                blobs.read(old_a)
+            assert blobs._kept_bytes <= 100 and list(blobs._kept) == [new_a, old_a]
+
+
 def test_blob_reader_in_bare_clone(small, clone_repo):
     bare = clone_repo(small.root, "small.git", "--bare")
     with open_repository(bare) as repo, BlobReader(repo) as blobs:

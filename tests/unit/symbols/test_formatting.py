@@ -60,3 +60,74 @@ def test_garbage_never_raises():
         typing_only(language, b"def f(:\n", b"def f(:  \n")
     assert tokens("python", b"'unterminated\n") == [b"\x00I0", b"S:unterminated\n"] or tokens(
         "python", b"'unterminated\n")
+
+
+def _c_file(lines: int) -> bytes:
+    body = [b"/* A file of many functions. */\n", b'static const char *name = "/* not a comment";\n']
+    for n in range(lines):
+        body.append(b"int f%d(int x) {\n    /* step %d */\n    return x + %d; // done\n}\n" % (n, n, n))
+    return b"".join(body)
+
+
+@pytest.mark.parametrize("edit", [
+    (b"/* step 500 */", b"/*   step 500, explained */"),  # a comment edited deep in the file
+    (b"return x + 7; // done", b"return x + 7;   // done, surely"),
+    (b"/* A file", b"/*\n * A file"),  # at the start
+    (b"    return x + 999; // done\n}\n", b"    return x + 999; // done\n}\n\n\n"),  # the end
+])
+def test_a_whole_file_comment_edit_is_decided_without_lexing_it_all(monkeypatch, edit):
+    """Only the stretch between the first and last difference is lexed (then both lexings
+    meet again); the full token comparison is not run for an answer the raw tokens give."""
+    import whylens.symbols.formatting as formatting
+
+    old = _c_file(1000)
+    new = old.replace(*edit)
+    assert new != old
+    monkeypatch.setattr(formatting, "tokens", lambda *a: pytest.fail("lexed both files whole"))
+    assert formatting_only("c", old, new)
+
+
+@pytest.mark.parametrize("old, new, same", [
+    (b"a /* x */ b;\n", b"a /* xy */ b;\n", True),
+    (b"a /* x b;\n*/ c;\n", b"a /* x b;\n */ c;\n", True),  # the edit inside a comment the head opens
+    (b"/* x */ a; b; c;\n", b"/* x a; b; c;\n", False),  # the edit opens a comment that runs on
+    (b's = "a b";\n', b's = "a  b";\n', False),  # inside a string: a different token
+    (b"a = 1; // x\nb = 2;\n", b"a = 1; \nb = 2;\n", True),
+    (b"int a;\n", b"inta;\n", False),
+    (b"f(a, b);\n", b"f(a, b,);\n", True),  # raw tokens differ: normalised ones decide
+])
+def test_whole_file_formatting_agrees_with_token_comparison(old, new, same):
+    prefix = b"int z;\n" * 300
+    assert formatting_only("c", prefix + old + prefix, prefix + new + prefix) is same
+    assert (tokens("c", prefix + old + prefix) == tokens("c", prefix + new + prefix)) is same
+
+
+def test_a_whole_file_token_change_is_refused_without_lexing_it_all(monkeypatch):
+    """Raw tokens that differ even without the commas, semicolons and parentheses normalising
+    may drop answer False at once."""
+    import whylens.symbols.formatting as formatting
+
+    old = _c_file(1000)
+    new = old.replace(b"return x + 500;", b"return x + '500';")  # quotes: squeezed alike
+    assert not surely_differs("c", old, new)
+    monkeypatch.setattr(formatting, "tokens", lambda *a: pytest.fail("lexed both files whole"))
+    assert not formatting_only("c", old, new)
+
+
+@pytest.mark.parametrize("opening", [
+    b"/* a comment\n   that runs on\n" * 1 + b"   for many lines\n" * 200,  # the edit is inside it
+    b'const char *s = "a string \\\n' + b"continued \\\n" * 200,  # a string continued by \
+], ids=["block comment", "continued string"])
+def test_the_head_resumes_before_a_construct_that_runs_into_the_edit(monkeypatch, opening):
+    """The resume point for a whole-file edit is a line start no block comment or continued
+    string covers: the stretch the edit sits in is lexed from where it opened."""
+    import whylens.symbols.formatting as formatting
+
+    head = _c_file(300)
+    old = head + opening + b"   x y z\n" + (b"*/\n" if opening.startswith(b"/*") else b'";\n') \
+        + _c_file(300)
+    new = old.replace(b"   x y z\n", b"   x  y z w\n")  # in the comment / string: w is no token
+    assert new != old
+    assert (tokens("c", old) == tokens("c", new)) is opening.startswith(b"/*")
+    monkeypatch.setattr(formatting, "tokens", lambda *a: pytest.fail("lexed both files whole"))
+    assert formatting_only("c", old, new) is opening.startswith(b"/*")
