@@ -35,8 +35,9 @@ from whylens.index.schema import SCHEMA_VERSION
 # .9: a definition moved to another file and changed on the way is moved, not added
 # (schema 3: events and changed files keyed by path and name ids, index/events.py);
 # .10: "HTTP/2" and "TLSv1.2" tokens (analysis: a protocol and its version, a name and its version);
-# .11: an incremental run pairs reverts with the earlier commits they name (pipeline.lookback)
-PIPELINE_VERSION = f"{SCHEMA_VERSION}.11"
+# .11: an incremental run pairs reverts with the earlier commits they name (pipeline.lookback);
+# .12: a Rust raw string ends where its hashes close (it ran to the end of the file)
+PIPELINE_VERSION = f"{SCHEMA_VERSION}.12"
 
 
 def outdated_reason(meta: dict) -> str | None:

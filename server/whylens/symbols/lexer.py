@@ -50,7 +50,9 @@ def lexer(language: str) -> re.Pattern[bytes]:
         strings += [prefix + rb"'''(?:\\.|[^\\])*?(?:'''|\Z)",
                     prefix + rb'"""(?:\\.|[^\\])*?(?:"""|\Z)']
     elif language == "rust":
-        strings.append(rb'b?r(\#*)".*?(?:"\1|\Z)')  # raw strings
+        # raw strings: r"…", r#"…"# (a named group: inside the whole pattern a number would be
+        # another group's, and the string would run to the end of the file)
+        strings.append(rb'b?r(?P<hashes>\#*)".*?(?:"(?P=hashes)|\Z)')
         strings.append(rb"b?'(?:\\.|[^\\'\n])'")  # char literals; a lone ' is a lifetime
     if language in BACKTICK:
         strings.append(rb"`(?:\\.|[^\\`])*(?:`|\Z)")

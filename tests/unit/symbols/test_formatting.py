@@ -19,6 +19,8 @@ SAME = [  # (language, old, new): only formatting differs
     ("javascript", b"return (\n  <div/>\n);\n", b"return <div/>;\n"),
     ("go", b"f(a,\n\tb)\n", b"f(a, b)\n"),
     ("rust", b"fn f<'a>(x: &'a str) {}\n", b"fn f<'a>(x: &'a str)  {}\n"),
+    ("rust", b'let p = r"a\\b";\nlet q = r#"say "hi""#;\nf(x)\n',
+     b'let p = r"a\\b";\nlet q = r#"say "hi""#;\nf(\n    x,\n)\n'),  # layout after raw strings
 ]
 DIFFERENT = [
     ("python", b"    h()\n", b"        h()\n"),  # into a block: not layout
@@ -29,7 +31,13 @@ DIFFERENT = [
     ("c", b"char c = 'a';\n", b'char c = "a";\n'),  # a char is not a string
     ("ruby", b"x = '#{a}'\n", b'x = "#{a}"\n'),  # interpolation
     ("go", b"f(a, b)\n", b"f(a, b, c)\n"),
+    ("rust", b'let p = r"a";\nf(x)\n', b'let p = r"a";\nf(y)\n'),  # code after a raw string
 ]
+
+
+def test_a_rust_raw_string_ends_where_its_hashes_close():
+    assert tokens("rust", b'let q = r#"say "hi""#; g()\n')[3:] == [b'r#"say "hi""#', b";", b"g",
+                                                                  b"(", b")"]
 
 
 @pytest.mark.parametrize("language,old,new", SAME)
