@@ -18,14 +18,13 @@ from pathlib import Path
 from whoosh.filedb.filestore import FileStorage
 
 from whylens.errors import IndexWriteError
-from whylens.gitcli import text_of_os_path
 from whylens.index import commitdocs, sidecar, vectors, whoosh_fixes  # noqa: F401 (installs)
-from whylens.index.analysis import clean_text, normalise_path
-from whylens.index.codec import iso_timestamp, load_record, record_text
+from whylens.index.codec import load_record
+from whylens.index.documents import MEANING, record_document, unit_document
 from whylens.index.events import Names, write_events
-from whylens.index.schema import SCHEMA_VERSION, TIMESTAMP_MAX, build_schema
+from whylens.index.schema import SCHEMA_VERSION, build_schema
 from whylens.index.store import PIPELINE_VERSION, WHOOSH_DIR, IndexStore, release_lock
-from whylens.models import RECORD_TYPE, Commit, Record, SymbolEvent, Unit
+from whylens.models import Commit, Record, SymbolEvent, Unit
 
 log = logging.getLogger(__name__)
 
@@ -43,47 +42,6 @@ POOL_MB = 128  # Whoosh's posting pool (its own estimate; about twice that in RS
 # about 330 MB with 128 here, 280 MB with 64, while the walk's peak is the tree's 435 MB); with
 # 64 the merge spilled sorted runs to disk and read them back, 6% of the indexer's CPU.
 MERGE_POOL_MB = 128
-
-_MEANING = "_meaning"  # a queued document's text to embed (not a Whoosh field)
-MAX_THREAD_CHARS = 20_000  # of a record's tracker thread, indexed for search
-
-
-def unit_document(unit: Unit) -> dict:
-    """A unit, or a commit document (a unit of type ``commit``: its content is the prose)."""
-    basenames = " ".join(normalise_path(f).rsplit("/", 1)[-1] for f in unit.files)
-    refs = f"#{unit.pr}" if unit.pr else ""
-    text = "\n".join([unit.title, unit.title, unit.content, " ".join(unit.symbols), basenames,
-                      refs])
-    return _document(unit.id, unit.type, text, unit.files, unit.author, unit.date, unit.weight,
-                     f"{unit.title}\n{unit.content}", unit.commit)
-
-
-def record_document(record: Record) -> dict:
-    """A record with all its fields, and the tracker thread an export brought."""
-    basenames = " ".join(normalise_path(f).rsplit("/", 1)[-1] for f in record.files)
-    thread = "\n".join(t.text for t in record.thread)[:MAX_THREAD_CHARS]
-    refs = " ".join(f"#{n}" for n in (record.number, record.partner) if n)
-    text = "\n".join([record.title, record.title, record_text(record), " ".join(record.anchors),
-                      basenames, refs, thread])
-    return _document(record.id, RECORD_TYPE, text, record.files, record.author, record.date, 1.0,
-                     f"{record.title}\n{record_text(record)}",
-                     record.fixing_commits[0] if record.fixing_commits else record.id)
-
-
-def _document(doc_id, doc_type, text, files, author, date, weight, meaning, commit) -> dict:
-    return {
-        "id": doc_id,
-        "type": doc_type,
-        "text": clean_text(text),
-        "paths": clean_text(text_of_os_path("\n".join(files))),  # a path byte as normalise_path keeps it
-        "author": clean_text(author or ""),
-        "ts": min(max(iso_timestamp(date), 0), TIMESTAMP_MAX),
-        "weight": float(weight),
-        "commit": commit,
-        _MEANING: clean_text(meaning),  # what is embedded; not a Whoosh field
-    }
-
-
 
 class IndexWriter:
     """Write into one generation; see the module docstring. Use as a context manager."""
@@ -299,7 +257,7 @@ class IndexWriter:
                 _merge_all(writer)
                 whoosh_fixes.lengths_as_merged(writer)
             for doc in docs:
-                fields = {k: v for k, v in doc.items() if k != _MEANING}
+                fields = {k: v for k, v in doc.items() if k != MEANING}
                 if simple or final or (self.fresh and doc["id"] not in self._written):
                     writer.add_document(**fields)
                 else:
@@ -327,7 +285,7 @@ class IndexWriter:
         vectors.delete(self._conn, sorted(self._deletes))
         if self._encoder is None:
             return
-        vectors.write(self._conn, [d["id"] for d in docs], [d[_MEANING] for d in docs],
+        vectors.write(self._conn, [d["id"] for d in docs], [d[MEANING] for d in docs],
                       self._encoder)
 
     def _optimizes(self, segments, new_docs: int = 0) -> bool:
