@@ -33,18 +33,16 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from whylens.models import FORMATTING_KIND, Commit, FileChange, SymbolEvent
 from whylens.symbols.extract import parse_outline, reparse_outline
-from whylens.symbols.formatting import squeeze
+from whylens.symbols.bodies import body_of, born_body, old_body
 from whylens.symbols.hunks import (
     HunkText, bare_name, defined_names, diff_hunks, hunk_rows, hunk_texts, trimmed_range,
 )
 from whylens.symbols.languages import language_for_path
-from whylens.symbols.matching import Added, Body, Deleted, resolve
+from whylens.symbols.matching import Added, Deleted, resolve
 from whylens.symbols.parse import Outline, supported
 from whylens.symbols.skip import content_skip_reason, path_skip_reason
 from whylens.symbols.change_kind import Definitions, classify
-from whylens.symbols.tracking import (
-    FileState, born_spans, compare_parsed, span_text, track_back,
-)
+from whylens.symbols.tracking import FileState, born_spans, compare_parsed, track_back
 
 DEFAULT_CACHE_ENTRIES = 16  # parsed outlines (source and tree) kept for incremental re-parses
 DEFAULT_CACHE_BYTES = 1_500_000  # their source bytes (a tree costs 10-20 times its source)
@@ -173,7 +171,7 @@ class Anchorer:
         whole = list(texts[0].added) if old_blob is None and texts and len(texts) == 1 else None
         lines = _Lines(self, change.new_blob, whole)
         if old_blob is None:
-            added.extend(Added(change.path, new, k, _body(lines, new, k))
+            added.extend(Added(change.path, new, k, body_of(lines.lines, new, k))
                          for k in range(len(new.spans)))
             return []
         born, named = born_spans(new, texts) if texts is not None else (set(), set())
@@ -181,7 +179,7 @@ class Anchorer:
             old, touches = track_back(language, new, texts, born)
             self.stats["carried"] += 1
             self._store(old_blob, old, change.old_path or change.path)
-            added.extend(Added(change.path, new, k, _born_body(texts, new, k))
+            added.extend(Added(change.path, new, k, born_body(texts, new, k))
                          for k in sorted(born))
             defs = Definitions(_Lines(self, old_blob, None).source, old, lines.lines, new)
             return _events(sha, change.path, language, new, touches, defs)
@@ -196,7 +194,7 @@ class Anchorer:
             self._skipped("missing")
             return []
         if not isinstance(outline, Outline):  # the old side is not source: all of it is new
-            added.extend(Added(change.path, new, k, _body(lines, new, k))
+            added.extend(Added(change.path, new, k, body_of(lines.lines, new, k))
                          for k in range(len(new.spans)))
             return []
         old = FileState.from_outline(outline)
@@ -209,9 +207,9 @@ class Anchorer:
         for i in range(len(old.spans)):
             if i not in pairs:
                 deleted.append(Deleted(change.path, old_path, old, i,
-                                       _old_body(language, old_lines, old, i)))
+                                       old_body(language, old_lines, old, i)))
         paired = set(pairs.values())
-        added.extend(Added(change.path, new, k, _body(lines, new, k))
+        added.extend(Added(change.path, new, k, body_of(lines.lines, new, k))
                      for k in range(len(new.spans)) if k not in paired)
         defs = Definitions(lambda: outline.source, old, lines.lines, new,
                            {n: o for o, n in pairs.items()})
@@ -234,7 +232,7 @@ class Anchorer:
         old_lines = outline.source.splitlines(keepends=True)
         for i in range(len(old.spans)):
             deleted.append(Deleted(change.path, change.old_path or change.path, old, i,
-                                   _old_body(language, old_lines, old, i)))
+                                   old_body(language, old_lines, old, i)))
         return []
 
     def _certain(self, language: str, new: FileState, texts: list[HunkText],
@@ -416,30 +414,6 @@ class _Lines:
         if self._lines is None:
             self._lines = self.source().splitlines(keepends=True)
         return self._lines
-
-
-def _body(lines: _Lines, state: FileState, index: int) -> Body:
-    language = state.language
-    return Body(lambda: squeeze(language, span_text(lines.lines(), state.spans[index])))
-
-
-def _old_body(language: str, lines: list[bytes], state: FileState, index: int) -> Body:
-    """The body of a definition of a parsed old version, squeezed when first needed."""
-    return Body(lambda: squeeze(language, span_text(lines, state.spans[index])))
-
-
-def _born_body(texts: list[HunkText], state: FileState, index: int) -> Body:
-    """The body of a span whose lines one hunk added, cut from that hunk."""
-    span = state.spans[index]
-
-    def make() -> bytes:
-        for hunk in texts:
-            if hunk.new_start <= span.start < hunk.new_start + hunk.new_count:
-                lines = [b""] * (hunk.new_start - 1) + list(hunk.added)
-                return squeeze(state.language, span_text(lines, span))
-        return b""
-
-    return Body(make)
 
 
 def _events(sha: str, path: str, language: str, state: FileState, touches: dict,
