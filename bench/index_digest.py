@@ -30,6 +30,22 @@ from whylens.index.codec import unpack
 TIME_KEYS = {"created", "updated", "indexed_at", "repo"}
 
 
+# Schema 3 keys paths and names by integer ids, given in the order a run first meets them (which
+# varies with flush timing): these tables are compared with the ids resolved to what they name.
+_PATH = "(SELECT path FROM files WHERE id = {})"
+RESOLVED = {
+    "files": "SELECT path FROM files",
+    "symbols": f"SELECT {_PATH.format('file')}, name FROM symbols",
+    "symbol_tails": "SELECT t.tail, s.name, (SELECT path FROM files WHERE id = s.file) "
+                    "FROM symbol_tails t JOIN symbols s ON s.id = t.symbol",
+    "symbol_events": "SELECT * FROM events",
+    "changed_files": "SELECT * FROM commit_files",
+    "blame": f"SELECT {_PATH.format('file')}, start, end, sha FROM blame",
+    **{table: f"SELECT {_PATH.format('file')}, {key} FROM {table}" for table, key in (
+        ("unit_files", "unit_id"), ("record_files", "record_id"), ("pattern_files", "unit_id"))},
+}
+
+
 def current(index_dir: Path) -> Path:
     return index_dir / (index_dir / "CURRENT").read_text().strip()
 
@@ -40,7 +56,9 @@ def sidecar_parts(folder: Path, skip_keys: set[str] = TIME_KEYS) -> dict[str, li
     tables = [r[0] for r in conn.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
     for table in tables:
-        rows = conn.execute(f"SELECT * FROM {table}").fetchall()
+        query = RESOLVED.get(table, f"SELECT * FROM {table}") if "files" in tables else (
+            f"SELECT * FROM {table}")
+        rows = conn.execute(query).fetchall()
         if table == "meta":
             rows = [r for r in rows if r[0] not in skip_keys]
         if table in ("units", "records"):  # the stored item as JSON text, however it is stored
