@@ -3,7 +3,7 @@
 Two stages, so extraction can keep the raw sentence as ``context``:
 
 - ``structural_paragraphs(text)`` drops whole blocks and lines that are not prose (fenced and
-  indented code, tracebacks, quoted diff lines, ``>`` quotes, trailers, HTML comments, markdown
+  indented code, tracebacks, pasted shell sessions, quoted diff lines, ``>`` quotes, trailers, HTML comments, markdown
   headers, checklists, PR-template boilerplate, ``---`` rules) and returns paragraphs, each
   unwrapped onto one line; a list item is a paragraph of its own. Inline markup is still there.
 - ``clean_inline(text)`` cleans inside a paragraph or sentence: HTML tags, markdown links and
@@ -78,6 +78,9 @@ _TRACEBACK = re.compile(
     r"^\s*(?:Traceback \(most recent call last\)|File \"[^\"]*\", line \d+|\$ |>>> |\.\.\. )")
 # "TypeError: unicode() argument 2 must be string": the error line a reader pastes into a search.
 # Kept as a paragraph of its own, even as the last line of a traceback.
+# A shell prompt ("bash-5.1$ ", "ada@box:~/src$ ", "$ "): a pasted session, its command and
+# its output, up to the next blank line.
+_PROMPT = re.compile(r"^\s*(?:[\w.-]+(?:@[\w.-]+)?(?::[\w~/.-]*)?[$#]|\$)\s+\S")
 _ERROR_LINE = re.compile(r"^\s*[A-Za-z_][\w.]{0,80}(?:Error|Exception|Warning|Panic)\b:? \S")
 MAX_ERROR_LINE = 240
 _INDENTED = re.compile(r"^(?: {4,}|\t)")
@@ -144,6 +147,7 @@ def structural_paragraphs(text: str) -> list[str]:
     current: list[str] = []
     in_fence: str | None = None
     in_code = False  # inside an indented code block, a diff or a traceback
+    in_session = False  # inside a pasted shell session (until a blank line)
     lines = text.split("\n")
     widths = _block_widths(lines)
 
@@ -165,13 +169,17 @@ def structural_paragraphs(text: str) -> list[str]:
         stripped = line.strip()
         if not stripped:
             close()
-            in_code = False
+            in_code = in_session = False
             continue
         if _ERROR_LINE.match(line) and len(stripped) <= MAX_ERROR_LINE and (
                 in_code or not current):
             close()
             paragraphs.append(stripped)
             in_code = False
+            continue
+        if in_session or _PROMPT.match(line):
+            close()
+            in_session = True
             continue
         if in_code and (_INDENTED.match(line) or _DIFF_LINE.match(line)):
             continue

@@ -42,8 +42,9 @@ def day(date: str) -> str:
 
 
 def _words(text: str) -> list[str]:
-    """The words a reader compares: no issue refs, no conventional prefix ("fix(x): ")."""
-    return re.findall(r"[^\W\d_]+", strip_refs(strip_prefix(text)).lower())
+    """The words a reader compares (numbers too: "4K" is not "8K"), without issue refs or a
+    conventional prefix ("fix(x): ")."""
+    return re.findall(r"[^\W_]+", strip_refs(strip_prefix(text)).lower())
 
 
 def same_text(a: str, b: str) -> bool:
@@ -162,6 +163,15 @@ def _card_units(story: Story, records: Iterable[Record]) -> list[Unit]:
     return [u for u, kept in zip(units, keep) if kept]
 
 
+def _card_records(story: Story) -> list[Record]:
+    """The decisions a hover lists: not one that would show only its title, when a pitfall or
+    constraint of the card says that title (the unit, typed, cites the same change)."""
+    told = [u.content or u.title for u in story.units if u.type in ("pattern", "fact")]
+    return [r for r in story.records
+            if not (summary_parts(r)[1:] == ("", "") and summary_parts(r)[0] == r.title
+                    and repeats(r.title, told))]
+
+
 def said_once(texts: list[str], said: list[str]) -> list[bool]:
     """Which of ``texts`` to show: not one that repeats ``said`` or another of ``texts`` (of two
     that say the same, the first is kept; of one inside another, the longer)."""
@@ -178,11 +188,12 @@ def _card(story: Story, links: WebLinks | None, limit: int, counts: list[int]) -
     lines = [_summary_line(story, links)]
     if story.line_change is not None:
         lines += ["", line_text(story.line_change, links, limit)]
-    if story.records and n_records:
+    records = _card_records(story)[:n_records]
+    if records:
         lines += ["", f"**Decisions** ({LABEL})"]
         lines += [f"- {record_ref(r, links)} {record_summary(r, limit)} — *{outcome(story, r)}*"
-                  for r in story.records[:n_records]]
-    units = _card_units(story, story.records[:n_records])
+                  for r in records]
+    units = _card_units(story, records)
     if units and n_units:
         lines += ["", "**Pitfalls & constraints**"]
         lines += [f"- **{UNIT_LABELS[u.type]}:** {unit_text(u, links, limit)}" for u in units[:n_units]]

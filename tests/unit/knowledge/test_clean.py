@@ -189,3 +189,16 @@ def test_a_line_ended_early_is_a_line_of_its_own() -> None:
 ])
 def test_wrapped_prose_stays_one_paragraph(body: str) -> None:
     assert len(structural_paragraphs(body)) == 1
+
+
+def test_a_pasted_shell_session_is_not_prose() -> None:
+    # cobra 41b26ec: a session pasted between paragraphs, unwrapped it glued output to prompts
+    body = ("In the bash shell we used to print ActiveHelp messages on every tab-press.\n\n"
+            "bash-5.1$ tanzu context u[tab]\nCommand help: Configure and manage contexts\n"
+            "unset  (Unset the active context so that it is not used by default.)\n"
+            "bash-5.1$ tanzu context u\n\n"
+            "Above, on the first [tab] press, only the ActiveHelp is printed.\n\n"
+            "ada@box:~/redis$ ./src/redis-server redis.conf\n23085:C 04 Mar 2020 oO0OoO0OoO0Oo\n")
+    assert structural_paragraphs(body) == [
+        "In the bash shell we used to print ActiveHelp messages on every tab-press.",
+        "Above, on the first [tab] press, only the ActiveHelp is printed."]
