@@ -153,10 +153,16 @@ _TEST_NOTE = re.compile(
     r"|test\s*suite)\b(?![^.]{0,30}\band\s+(?:fix|make|change|use|handle)\w*\b)", re.I)
 
 
+# ... or on how the change was checked: "It was verified that after the fix ...".
+_CHECKED = re.compile(r"^(?:it|this)\s+(?:was|has\s+been)\s+(?:verified|tested|confirmed|checked)\b"
+                      r"|^(?:verified|tested|confirmed)\s+(?:that|with|on|against|by|locally)\b", re.I)
+
+
 def test_note(text: str) -> bool:
-    """A sentence about the work on the tests, never a record's problem or decision (the tests
-    of the change are in its diff)."""
-    return bool(_TEST_NOTE.search(text.strip()))
+    """A sentence about the work on the tests or how the change was checked, never a record's
+    problem or decision (the tests of the change are in its diff)."""
+    text = text.strip()
+    return bool(_TEST_NOTE.search(text) or _CHECKED.search(text))
 
 
 def housekeeping_subject(subject: str) -> bool:

@@ -7,7 +7,8 @@
 - ``decision``: sentences the classifier reads as what was chosen, the title among them when it
   is one ("Add a timeout to Session.send"); never a note on the tests ("Add tests for X").
 - ``cause``: the classifier's causes, sentences that only a cause opens with ("the root cause
-  is", "caused by"), and cue-phrase causes ("because", "due to") it reads as what went wrong.
+  is", "caused by"), and cue-phrase causes ("because", "due to") it reads as what went wrong;
+  not a sentence about what was done (its "because" is the reason for the decision).
 - ``rejected``: only an alternative that was weighed and not taken ("we considered", "another
   approach would", "didn't work"); "instead of" alone names what a decision replaced.
 
@@ -82,9 +83,10 @@ def distil(title: Claim | None, claims: Sequence[Claim], kind: CommitKind,
     cause = _unique(c for c, is_title, p in scored if not is_title and c is not problem
                     and c not in rejected
                     and (STRONG_CAUSE.search(c.text)
-                         or (best(p) == "cause" and p["cause"] >= CAUSE_MIN)
-                         or (CAUSE.search(c.text) and p["cause"] >= CAUSE_CUE_MIN
-                             and p["cause"] + p["problem"] > p["decision"])))
+                         or not _says_what_was_done(c.text) and (
+                             (best(p) == "cause" and p["cause"] >= CAUSE_MIN)
+                             or (CAUSE.search(c.text) and p["cause"] >= CAUSE_CUE_MIN
+                                 and p["cause"] + p["problem"] > p["decision"]))))
     # a subject-like line (a commit subject, a squash bullet) is the decision only of work whose
     # title does not already say what was done ("Fix pool exhaustion" ← "Guard the pool")
     chosen = [(is_title, p["decision"], c) for c, is_title, p in scored if c is not problem
@@ -120,12 +122,15 @@ def _norm(text: str) -> str:
     return " ".join(re.findall(r"\w+", text.lower()))
 
 
-_DID = re.compile(r"^(?:i|we)\s+(?:also\s+|then\s+|just\s+)?(?:\w+ed|made|wrote|rewrote|took)\b", re.I)
+_DID = re.compile(r"^(?:i|we)\s+(?:also\s+|then\s+|just\s+)?(?:\w+ed|made|wrote|rewrote|took)\b"
+                  r"|^\W*(?:this|the)\s+(?:commit|change|patch|pr|pull\s+request|fix|approach|solution"
+                  r"|implementation)\b", re.I)
 
 
 def _says_what_was_done(text: str) -> bool:
     """A sentence about the change, not the problem: it opens with an action ("Avoid
-    duplicating ...", "I also fixed ...") or carries a decision cue ("now returns", "this PR")."""
+    duplicating ...", "I also fixed ...") or with the change itself ("The fix, designed by ...,
+    uses ..."), or carries a decision cue ("now returns", "this PR")."""
     if BEFORE.match(text):  # "Prior to this commit, X failed": the problem it fixed
         return False
     return _opens_with_action(text) or bool(_DID.match(text) or DECISION.search(text))
