@@ -3,7 +3,7 @@
 Two stages, so extraction can keep the raw sentence as ``context``:
 
 - ``structural_paragraphs(text)`` drops whole blocks and lines that are not prose (fenced and
-  indented code, tracebacks, quoted diff lines, ``>`` quotes, trailers, HTML comments, markdown
+  indented code, tracebacks, pasted shell sessions, quoted diff lines, ``>`` quotes, trailers, HTML comments, markdown
   headers, checklists, PR-template boilerplate, ``---`` rules) and returns paragraphs, each
   unwrapped onto one line; a list item is a paragraph of its own. Inline markup is still there.
 - ``clean_inline(text)`` cleans inside a paragraph or sentence: HTML tags, markdown links and
@@ -78,6 +78,9 @@ _TRACEBACK = re.compile(
     r"^\s*(?:Traceback \(most recent call last\)|File \"[^\"]*\", line \d+|\$ |>>> |\.\.\. )")
 # "TypeError: unicode() argument 2 must be string": the error line a reader pastes into a search.
 # Kept as a paragraph of its own, even as the last line of a traceback.
+# A shell prompt ("bash-5.1$ ", "ada@box:~/src$ ", "$ "): a pasted session, its command and
+# its output, up to the next blank line.
+_PROMPT = re.compile(r"^\s*(?:[\w.-]+(?:@[\w.-]+)?(?::[\w~/.-]*)?[$#]|\$)\s+\S")
 _ERROR_LINE = re.compile(r"^\s*[A-Za-z_][\w.]{0,80}(?:Error|Exception|Warning|Panic)\b:? \S")
 MAX_ERROR_LINE = 240
 _INDENTED = re.compile(r"^(?: {4,}|\t)")
@@ -119,6 +122,11 @@ _SPACES = re.compile(r"[ \t\u00a0]+")
 
 MAX_INPUT_CHARS = 50_000  # a body longer than this is cut first (huge generated messages)
 SHORT_LINE = 40  # a line shorter than this that is followed by another ends its paragraph
+# A line ended this many columns or more before its block's longest line, although the next
+# line's first word would have fitted there, was ended by its author (see ``_ended_early``).
+WRAP_SLACK = 15
+_RUNS_ON = re.compile(r"(?:[,\-(/&+=|.!?:;]|\b(?:a|an|the|of|to|in|on|for|with|and|or|but|by|from|at"
+                      r"|as|is|are|was|were|be|that|which|when|if|not|no)\b)\s*$", re.I)
 SPAN_KEEP_CHARS = 60
 SPAN_KEEP_WORDS = 8
 
@@ -139,13 +147,16 @@ def structural_paragraphs(text: str) -> list[str]:
     current: list[str] = []
     in_fence: str | None = None
     in_code = False  # inside an indented code block, a diff or a traceback
+    in_session = False  # inside a pasted shell session (until a blank line)
+    lines = text.split("\n")
+    widths = _block_widths(lines)
 
     def close() -> None:
         if current:
             paragraphs.append(" ".join(current))
             current.clear()
 
-    for line in text.split("\n"):
+    for number, line in enumerate(lines):
         fence = _FENCE.match(line)
         if in_fence is not None:
             if fence and fence.group(1)[0] == in_fence[0] and len(fence.group(1)) >= len(in_fence):
@@ -158,13 +169,17 @@ def structural_paragraphs(text: str) -> list[str]:
         stripped = line.strip()
         if not stripped:
             close()
-            in_code = False
+            in_code = in_session = False
             continue
         if _ERROR_LINE.match(line) and len(stripped) <= MAX_ERROR_LINE and (
                 in_code or not current):
             close()
             paragraphs.append(stripped)
             in_code = False
+            continue
+        if in_session or _PROMPT.match(line):
+            close()
+            in_session = True
             continue
         if in_code and (_INDENTED.match(line) or _DIFF_LINE.match(line)):
             continue
@@ -183,7 +198,10 @@ def structural_paragraphs(text: str) -> list[str]:
         if item:
             close()
             stripped = line[item.end():].strip()
-        elif current and not line[:1].isspace() and _is_deliberate_break(current[-1]):
+        elif current and not line[:1].isspace() and (
+                _is_deliberate_break(current[-1])
+                or (_ended_early(current[-1], stripped, widths[number])
+                    and " ".join(current).count("`") % 2 == 0)):  # not inside a code span
             close()  # a list written one item per line, without bullets
         current.append(stripped)
     close()
@@ -194,6 +212,28 @@ def _is_deliberate_break(previous: str) -> bool:
     """A short line that does not run on: the author ended it there (hard-wrapped prose fills
     its lines to ~72 columns; a line of a bullet-less list does not)."""
     return len(previous) < SHORT_LINE and not previous.endswith((",", "-", "(", "/"))
+
+
+def _ended_early(previous: str, line: str, width: int) -> bool:
+    """The author ended ``previous`` although the next line, which opens like a sentence,
+    could have gone on it: hard-wrapped prose fills its lines (a wrapper moves a word down only
+    when it does not fit), so a line this much shorter than its block's longest one is a line
+    of its own ("Error on nan codepoint" / "Replace negative codepoint ...")."""
+    if not line[:1].isupper() or _RUNS_ON.search(previous):
+        return False
+    return len(previous) + 1 + len(line.split(" ", 1)[0]) <= width - WRAP_SLACK
+
+
+def _block_widths(lines: list[str]) -> list[int]:
+    """For each line, the length of the longest line of its block (lines between blank ones)."""
+    widths = [0] * len(lines)
+    start = 0
+    for end in range(len(lines) + 1):
+        if end == len(lines) or not lines[end].strip():
+            width = max((len(ln.strip()) for ln in lines[start:end]), default=0)
+            widths[start:end] = [width] * (end - start)
+            start = end + 1
+    return widths
 
 
 def _is_noise_line(stripped: str) -> bool:

@@ -2,8 +2,9 @@
 
 A boundary is ``.``, ``!`` or ``?`` (plus closing quotes/brackets) followed by whitespace and a
 capital letter, digit, quote, bracket or backtick. Not a boundary: abbreviations (``e.g.``,
-``i.e.``, ``etc.`` before a lowercase word, ``vs.``, ``cf.``), a single-letter initial, and
-anything without whitespace after the dot, so versions (``2.31.0``) and dotted names
+``i.e.``, ``etc.`` before a lowercase word, ``vs.``, ``cf.``), a single-letter initial, an
+ellipsis standing between two words (``FORK ... BACKTRACK``), and anything without whitespace
+after the dot, so versions (``2.31.0``) and dotted names
 (``requests.Session.send``) stay whole. A paragraph is never joined with the next one.
 
 ``commit_sentences(commit)`` gives a commit's sentences as extraction and the classifier see them.
@@ -24,6 +25,9 @@ ABBREVIATIONS = frozenset(
     " figs".split()
 )
 _BOUNDARY = re.compile(r"[.!?]+[\"')\]]*\s+(?=[A-Z0-9\"'(\[`*])")
+# "... by removing FORK ... BACKTRACK": an ellipsis standing between two words leaves
+# something out of a sentence; it does not end one.
+_ELISION = re.compile(r"\s\.{3}\s+$")
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)[.!?]+[\"')\]]*\s*$")
 
 MAX_SENTENCES = 200  # per commit: a huge generated body is not read to the end
@@ -35,7 +39,8 @@ def split_sentences(paragraph: str) -> list[str]:
     start = 0
     for match in _BOUNDARY.finditer(paragraph):
         head = paragraph[start:match.end()]
-        if _is_abbreviation(head) or _inside_code_span(paragraph[start:match.start()]):
+        if _is_abbreviation(head) or _inside_code_span(paragraph[start:match.start()]) \
+                or _ELISION.search(head):
             continue
         sentences.append(head.strip())
         start = match.end()

@@ -141,6 +141,30 @@ def housekeeping_text(text: str) -> bool:
         NEGATIVE.search(text) or NAMED_FAILURE.search(text))
 
 
+# A sentence about the work on tests: "Add tests for X", "This commit adds two regex based tests",
+# "Made blockedonkeys.tcl tests a bit more aggressive" (not "Add X (w/ tests)", nor "Add a test
+# for this case and fix X").
+_TEST_NOTE = re.compile(
+    r"^(?:(?:this|the)\s+(?:commit|pr|patch|change)\s+|additionally,?\s+|also,?\s+"
+    r"|(?:i|we)(?:'re|\s+are)?\s+)?(?:also\s+)?(?:add(?:s|ed|ing)?|made|make|makes|update[sd]?"
+    r"|updating|modif(?:y|ies|ied)|change[sd]?|improve[sd]?|improving|extend(?:s|ed)?|fix(?:es|ed)?"
+    r"|include[sd]?|writes?|wrote)\b(?:\W+(?!(?:w|with|and|plus)\b)\w+){0,6}?\W+"
+    r"(?:unit\s+|regression\s+|integration\s+)?(?:tests?|test\s*cases?|test\s+modules?"
+    r"|test\s*suite)\b(?![^.]{0,30}\band\s+(?:fix|make|change|use|handle)\w*\b)", re.I)
+
+
+# ... or on how the change was checked: "It was verified that after the fix ...".
+_CHECKED = re.compile(r"^(?:it|this)\s+(?:was|has\s+been)\s+(?:verified|tested|confirmed|checked)\b"
+                      r"|^(?:verified|tested|confirmed)\s+(?:that|with|on|against|by|locally)\b", re.I)
+
+
+def test_note(text: str) -> bool:
+    """A sentence about the work on the tests or how the change was checked, never a record's
+    problem or decision (the tests of the change are in its diff)."""
+    text = text.strip()
+    return bool(_TEST_NOTE.search(text) or _CHECKED.search(text))
+
+
 def housekeeping_subject(subject: str) -> bool:
     return bool(_HOUSEKEEPING_WORDS.search(subject))
 

@@ -16,16 +16,13 @@ import re
 from dataclasses import dataclass, field
 
 from whylens.knowledge.clean import clean_inline, structural_paragraphs
+from whylens.knowledge.sentences import split_sentences
 from whylens.models import Claim, ThreadUnit
 
 UNIT_KINDS = ("description", "comment", "review", "commit")
 MAX_UNIT_CHARS = 1_200  # a runaway paragraph is cut; the claims come from its start
 MAX_UNITS = 400  # a thread longer than this keeps its first units (a flame war says no more)
 
-# A sentence ends at . ! ? followed by space and something that can start a sentence.
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[A-Z0-9\"'(\[])")
-# Abbreviations that end in a dot but not a sentence.
-_ABBREVIATIONS = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|Mr|Dr|No|v)\.|\b[A-Z]\.)$")
 _PR_SUFFIX = re.compile(r"\s*\((?:[\w.-]+/[\w.-]+)?#\d+\)\s*$")
 
 
@@ -42,17 +39,10 @@ def paragraphs(text: str) -> list[str]:
 
 
 def sentences(text: str) -> list[str]:
-    """Split one cleaned paragraph into sentences (abbreviations such as "e.g." don't split)."""
-    pieces: list[str] = []
-    start = 0
-    for match in _SENTENCE_END.finditer(text):
-        head = text[start:match.start() + 1]
-        if _ABBREVIATIONS.search(head.rstrip("\"')]")):
-            continue
-        pieces.append(head.strip())
-        start = match.end()
-    pieces.append(text[start:].strip())
-    return [p for p in pieces if p and any(ch.isalpha() for ch in p)]
+    """Split one cleaned paragraph into sentences, by the rule units are split by
+    (``knowledge.sentences.split_sentences``), so a record's claim and a unit cut from the same
+    prose are the same sentence."""
+    return [p for p in split_sentences(text) if any(ch.isalpha() for ch in p)]
 
 
 def strip_pr_suffix(subject: str) -> str:

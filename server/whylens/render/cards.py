@@ -9,10 +9,12 @@ shared with the rationale view (``render.rationale``).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from whylens.history.links import WebLinks
 from whylens.models import HistoryEntry, LineChange, Record, Reversal, Story, Unit
+from whylens.knowledge.subjects import strip_prefix
 from whylens.records.extract import strip_refs
 from whylens.markup import code, inline
 from whylens.retrieval.citations import (
@@ -39,11 +41,35 @@ def day(date: str) -> str:
     return inline((date or "")[:10])
 
 
+def _words(text: str) -> list[str]:
+    """The words a reader compares (numbers too: "4K" is not "8K"), without issue refs or a
+    conventional prefix ("fix(x): ")."""
+    return re.findall(r"[^\W_]+", strip_refs(strip_prefix(text)).lower())
+
+
 def same_text(a: str, b: str) -> bool:
     """The same words, whatever the markup, case, punctuation or issue references (a cleaned
     title is the title)."""
-    words = lambda text: re.findall(r"[^\W\d_]+", strip_refs(text).lower())  # noqa: E731
-    return words(a) == words(b)
+    return _words(a) == _words(b)
+
+
+MIN_RUN_WORDS = 4  # fewer words in common are a phrase two items may share, not a repetition
+
+
+def repeats(text: str, said: Iterable[str]) -> bool:
+    """``text`` says nothing that one of ``said`` does not: the same words (``same_text``), or
+    its words are a run of another's (a sentence of a two-sentence pitfall, a claim cut short
+    at "FORK ..." of "FORK ... BACKTRACK"). A card says each thing once."""
+    words = _words(text)
+    if not words:
+        return False
+    run = f" {' '.join(words)} "
+    for other in said:
+        theirs = _words(other)
+        if theirs == words or (len(words) >= MIN_RUN_WORDS and len(theirs) > len(words)
+                               and run in f" {' '.join(theirs)} "):
+            return True
+    return False
 
 
 def outcome(story: Story, record: Record) -> str:
@@ -53,15 +79,23 @@ def outcome(story: Story, record: Record) -> str:
 def record_summary(record: Record, limit: int) -> str:
     """"problem → decision; rejected: …" with nothing said twice (the title only when the
     record says nothing else)."""
-    problem = record.problem.text if record.problem else ""
-    decisions = [c.text for c in record.decision if not same_text(c.text, problem)]
-    head = problem or (decisions.pop(0) if decisions else record.title)
+    head, decision, rejected = summary_parts(record)
     text = inline(head, limit)
-    if decisions:
-        text += f" → {inline(decisions[0], limit)}"
-    if record.rejected:
-        text += f"; rejected: {inline(record.rejected[0].text, limit // 2)}"
+    if decision:
+        text += f" → {inline(decision, limit)}"
+    if rejected:
+        text += f"; rejected: {inline(rejected, limit // 2)}"
     return text
+
+
+def summary_parts(record: Record) -> tuple[str, str, str]:
+    """What ``record_summary`` says: (problem or decision or title, a decision, a rejected
+    alternative), "" for a part it leaves out."""
+    problem = record.problem.text if record.problem else ""
+    decisions = [c.text for c in record.decision if not repeats(c.text, [problem])]
+    head = problem or (decisions.pop(0) if decisions else record.title)
+    return head, decisions[0] if decisions else "", (
+        record.rejected[0].text if record.rejected else "")
 
 
 def unit_text(unit: Unit, links: WebLinks | None, limit: int) -> str:
@@ -78,7 +112,10 @@ def reversal_line(reversal: Reversal, links: WebLinks | None, limit: int) -> str
         where = f" in {change_ref(reversal.by, reversal.by_pr, links)}"
     elif reversal.how == "superseded" and reversal.by:
         where = f" by {code(reversal.by)}"
-    reason = f": {inline(reversal.reason, limit)}" if reversal.reason else ""
+    told = [*summary_parts(item), item.title] if isinstance(item, Record) else [
+        item.content or item.title]
+    reason = f": {inline(reversal.reason, limit)}" if reversal.reason and not repeats(
+        reversal.reason, told) else ""
     return f"{said} — *{reversal.how}{where}*{reason}"
 
 
@@ -117,9 +154,33 @@ def _change_line(entry: HistoryEntry, links: WebLinks | None, limit: int) -> str
             f" · {day(entry.date)}")
 
 
-def _card_units(story: Story) -> list[Unit]:
-    """Pitfalls, then constraints (fixes live in the full view)."""
-    return [u for kind in ("pattern", "fact") for u in story.units if u.type == kind]
+def _card_units(story: Story, records: Iterable[Record]) -> list[Unit]:
+    """Pitfalls, then constraints (fixes live in the full view), each unless the decisions shown
+    above or another of them already say it."""
+    units = [u for kind in ("pattern", "fact") for u in story.units if u.type == kind]
+    said = [text for r in records for text in summary_parts(r) if text]
+    keep = said_once([u.content or u.title for u in units], said)
+    return [u for u, kept in zip(units, keep) if kept]
+
+
+def _card_records(story: Story) -> list[Record]:
+    """The decisions a hover lists: not one that would show only its title, when a pitfall or
+    constraint of the card says that title (the unit, typed, cites the same change)."""
+    told = [u.content or u.title for u in story.units if u.type in ("pattern", "fact")]
+    return [r for r in story.records
+            if not (summary_parts(r)[1:] == ("", "") and summary_parts(r)[0] == r.title
+                    and repeats(r.title, told))]
+
+
+def said_once(texts: list[str], said: list[str]) -> list[bool]:
+    """Which of ``texts`` to show: not one that repeats ``said`` or another of ``texts`` (of two
+    that say the same, the first is kept; of one inside another, the longer)."""
+    keep: list[bool] = []
+    for i, text in enumerate(texts):
+        longer = [o for j, o in enumerate(texts) if j != i and not same_text(o, text)]
+        keep.append(not (repeats(text, said) or repeats(text, longer) or any(
+            same_text(text, o) for o, kept in zip(texts, keep) if kept)))
+    return keep
 
 
 def _card(story: Story, links: WebLinks | None, limit: int, counts: list[int]) -> str:
@@ -127,11 +188,12 @@ def _card(story: Story, links: WebLinks | None, limit: int, counts: list[int]) -
     lines = [_summary_line(story, links)]
     if story.line_change is not None:
         lines += ["", line_text(story.line_change, links, limit)]
-    if story.records and n_records:
+    records = _card_records(story)[:n_records]
+    if records:
         lines += ["", f"**Decisions** ({LABEL})"]
         lines += [f"- {record_ref(r, links)} {record_summary(r, limit)} — *{outcome(story, r)}*"
-                  for r in story.records[:n_records]]
-    units = _card_units(story)
+                  for r in records]
+    units = _card_units(story, records)
     if units and n_units:
         lines += ["", "**Pitfalls & constraints**"]
         lines += [f"- **{UNIT_LABELS[u.type]}:** {unit_text(u, links, limit)}" for u in units[:n_units]]

@@ -20,7 +20,9 @@ from whylens.render.cards import (
     day,
     line_text,
     outcome,
+    repeats,
     reversal_line,
+    said_once,
     same_text,
     title,
 )
@@ -43,6 +45,7 @@ class _Block:
     priority: float
     order: int  # position inside its section
     lines: tuple[str, ...]
+    says: tuple[str, ...] = ()  # the texts its lines show (a record's title and fields, a unit)
 
     @property
     def size(self) -> int:
@@ -60,7 +63,7 @@ def rationale(story: Story, links: WebLinks | None = None,
     if not story.known:
         return "\n".join(head + ["", "Nothing in this repository's history explains this code yet."])
     blocks = _blocks(story, links)
-    chosen = _choose(blocks, max_chars - _size(head) - 80 if max_chars else None)
+    chosen = _said_once(_choose(blocks, max_chars - _size(head) - 80 if max_chars else None))
     text = _render(head, blocks, chosen)
     while max_chars is not None and len(text) > max_chars and chosen:
         chosen.remove(min(chosen, key=lambda b: (b.priority, -b.order)))  # headings took room
@@ -81,7 +84,8 @@ def _render(head: list[str], blocks: list[_Block], chosen: list[_Block]) -> str:
             lines.append("")
         for block in picked:
             lines += block.lines
-    left_out = len(blocks) - len(chosen)
+    shown = {id(b) for b in chosen}  # an item repeating another is no item left out
+    left_out = sum(id(b) not in shown for b in _said_once(blocks))
     if left_out:
         lines += ["", f"*{left_out} more item{'s' if left_out != 1 else ''} not shown: "
                       "`whylens why --all` lists everything.*"]
@@ -99,6 +103,22 @@ def _choose(blocks: list[_Block], budget: int | None) -> list[_Block]:
     return chosen
 
 
+def _said_once(chosen: list[_Block]) -> list[_Block]:
+    """The chosen blocks, each thing said once (``cards.said_once``): a decision that shows
+    nothing but a title a unit says is left out (the unit, typed, cites the same change);
+    otherwise a unit that a chosen decision's title or fields already say is, and so is a unit
+    another unit says."""
+    units = sorted((b for b in chosen if b.section in UNIT_PRIORITY),
+                   key=lambda b: (SECTIONS.index(b.section), b.order))
+    told = [b.says[0] for b in units]
+    bare = {id(b) for b in chosen if b.section == "decisions" and len(b.says) == 1
+            and repeats(b.says[0], told)}
+    said = [text for b in chosen if b.section == "decisions" and id(b) not in bare
+            for text in b.says]
+    dropped = {id(b) for b, kept in zip(units, said_once(told, said)) if not kept} | bare
+    return [b for b in chosen if id(b) not in dropped]
+
+
 def _size(lines: list[str]) -> int:
     return sum(len(line) + 1 for line in lines)
 
@@ -109,11 +129,11 @@ def _blocks(story: Story, links: WebLinks | None) -> list[_Block]:
         blocks.append(_Block("line", 10.0, 0, (f"- {line_text(story.line_change, links, 300)}",)))
     for i, record in enumerate(story.records):
         explains = bool(record.problem) + bool(record.cause) + bool(record.rejected)
-        blocks.append(_Block("decisions", 3.0 + explains - 0.01 * i, i,
-                             tuple(_record_lines(story, record, links))))
+        lines, says = _record_lines(story, record, links)
+        blocks.append(_Block("decisions", 3.0 + explains - 0.01 * i, i, tuple(lines), says))
     for i, unit in enumerate(story.units):
         blocks.append(_Block(unit.type, UNIT_PRIORITY.get(unit.type, 1.0) + unit.weight - 0.001 * i,
-                             i, (_unit_line(unit, links),)))
+                             i, (_unit_line(unit, links),), (unit.content or unit.title,)))
     for i, reversal in enumerate(story.reversals):
         blocks.append(_Block("reversals", 2.0 - 0.01 * i, i,
                              (f"- {reversal_line(reversal, links, FIELD_CHARS // 2)}",)))
@@ -132,27 +152,33 @@ def _blocks(story: Story, links: WebLinks | None) -> list[_Block]:
     return blocks
 
 
-def _record_lines(story: Story, record: Record, links: WebLinks | None) -> list[str]:
-    """The record's fields, each said once: not the title again, not a unit's words again (the
-    unit's line, typed as a pitfall or constraint, says it)."""
+def _record_lines(story: Story, record: Record,
+                  links: WebLinks | None) -> tuple[list[str], tuple[str, ...]]:
+    """The record's lines and the texts they show; its fields each said once: not the title
+    again, not a field above again, not a unit's words again (the unit's line, typed as a
+    pitfall or constraint, says it)."""
     said = [record.title] + [u.content for u in story.units]
 
     def new(text: str) -> bool:
-        return not any(same_text(text, other) for other in said) and not same_text(
-            text, _without_fix_verb(record.title))
+        if repeats(text, said) or same_text(text, _without_fix_verb(record.title)):
+            return False
+        said.append(text)
+        return True
 
     lines = [f"**{record_ref(record, links)} {inline(record.title, 200)}** — "
              f"outcome: *{outcome(story, record)}*"]
-    if record.problem and new(record.problem.text):
-        lines.append(f"- Problem: {inline(record.problem.text, FIELD_CHARS)}")
-    lines += [f"- Cause: {inline(c.text, FIELD_CHARS)}" for c in record.cause if new(c.text)]
-    lines += [f"- Decision: {inline(c.text, FIELD_CHARS)}" for c in record.decision
-              if new(c.text)]
-    lines += [f"- Rejected: {inline(c.text, FIELD_CHARS)}" for c in record.rejected]
+    shown = [record.title]
+    for name, claims in (("Problem", (record.problem,) if record.problem else ()),
+                         ("Cause", record.cause), ("Decision", record.decision),
+                         ("Rejected", record.rejected)):
+        for claim in claims:
+            if new(claim.text):
+                lines.append(f"- {name}: {inline(claim.text, FIELD_CHARS)}")
+                shown.append(claim.text)
     fixed = _fixed_here(story, record)
     if fixed:
         lines.append(f"- Fixed in: {', '.join(commit_ref(sha, links) for sha in fixed)}")
-    return lines + [""]
+    return lines + [""], tuple(shown)
 
 
 def _without_fix_verb(title: str) -> str:

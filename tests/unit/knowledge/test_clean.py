@@ -164,3 +164,41 @@ def test_clean_inline_keeps_inner_punctuation() -> None:
     assert clean_inline("Since 2.31.0, requests.Session.send retries.") == (
         "Since 2.31.0, requests.Session.send retries."
     )
+
+
+def test_a_line_ended_early_is_a_line_of_its_own() -> None:
+    # jq a949745: two statements, one a line, no full stops; the second line is long, so the
+    # first one stopped where a wrapper would have gone on
+    body = ("Error on non-number and nan codepoint, would asserd before\n"
+            "Replace negative codepoint and surrogate range with unicode replacement character, "
+            "would assert before\n")
+    assert structural_paragraphs(body) == [
+        "Error on non-number and nan codepoint, would asserd before",
+        "Replace negative codepoint and surrogate range with unicode replacement character, "
+        "would assert before"]
+
+
+@pytest.mark.parametrize("body", [
+    # hard-wrapped prose: the next word would not have fitted, or the line runs on
+    "The pool hands the same connection to two threads when both call acquire\n"
+    "Concurrently, because pop is not atomic under the interpreter lock here.\n",
+    "Remove dead code: the second `if (expire > (long long)\n"
+    "EB_EXPIRE_TIME_MAX)` will be dead code when `unit` is not `UNIT_SECONDS`, as Coverity reported.\n",
+    "This fixes the case where the handler was registered for the\n"
+    "Router and never called back when the route was matched by a prefix.\n",
+])
+def test_wrapped_prose_stays_one_paragraph(body: str) -> None:
+    assert len(structural_paragraphs(body)) == 1
+
+
+def test_a_pasted_shell_session_is_not_prose() -> None:
+    # cobra 41b26ec: a session pasted between paragraphs, unwrapped it glued output to prompts
+    body = ("In the bash shell we used to print ActiveHelp messages on every tab-press.\n\n"
+            "bash-5.1$ tanzu context u[tab]\nCommand help: Configure and manage contexts\n"
+            "unset  (Unset the active context so that it is not used by default.)\n"
+            "bash-5.1$ tanzu context u\n\n"
+            "Above, on the first [tab] press, only the ActiveHelp is printed.\n\n"
+            "ada@box:~/redis$ ./src/redis-server redis.conf\n23085:C 04 Mar 2020 oO0OoO0OoO0Oo\n")
+    assert structural_paragraphs(body) == [
+        "In the bash shell we used to print ActiveHelp messages on every tab-press.",
+        "Above, on the first [tab] press, only the ActiveHelp is printed."]

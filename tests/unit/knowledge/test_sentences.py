@@ -32,3 +32,12 @@ def test_split_sentences(paragraph: str, expected: list[str]) -> None:
 
 def test_sentence_count_is_bounded() -> None:
     assert len(split_sentences("It fails. " * 10_000)) <= 201
+
+
+def test_an_ellipsis_between_words_does_not_end_the_sentence() -> None:
+    paragraph = ("Simplifies the compilation of `foreach` to avoid the problem in #3227 by "
+                 "removing unnecessary FORK ... BACKTRACK. Does not address reduce.")
+    assert split_sentences(paragraph) == [
+        "Simplifies the compilation of `foreach` to avoid the problem in #3227 by removing "
+        "unnecessary FORK ... BACKTRACK.", "Does not address reduce."]
+    assert split_sentences("It hung... Then it crashed.") == ["It hung...", "Then it crashed."]

@@ -7,7 +7,6 @@ import pytest
 
 from whylens.knowledge.features import commit_kind
 from whylens.models import Claim, SymbolEvent
-from whylens.records.distil import _title_problem
 from whylens.records.extract import extract_fields
 from whylens.records.history import build_records
 from whylens.records.thread import ThreadBuilder
@@ -29,12 +28,13 @@ def fields_of(title: str, body: str, paths=("pool.py",)):
 def test_a_described_pr_fills_problem_cause_decision_and_rejected() -> None:
     fields = fields_of(
         "Use a lock around pool access",
-        "Connections were handed out twice under concurrent load.\n\n"
+        "Connections were handed out twice under concurrent load, so requests failed.\n\n"
         "The root cause is that pop and release() touch the free list without synchronisation.\n\n"
         "We considered a queue.Queue instead of the lock, but it didn't work because the pool "
         "must hand back the most recently used connection first.\n\n"
         "This PR switches to a threading.Lock held only around the free list.")
-    assert fields.problem == Claim("Connections were handed out twice under concurrent load.", "U2")
+    assert fields.problem == Claim(
+        "Connections were handed out twice under concurrent load, so requests failed.", "U2")
     assert [c.unit for c in fields.cause] == ["U3"]
     assert [c.unit for c in fields.rejected] == ["U4"]
     assert "U5" in [c.unit for c in fields.decision]
@@ -47,16 +47,38 @@ def test_the_problem_is_never_the_title_repeated() -> None:
     assert fields.decision == (Claim("Add a timeout option to the pool", "U1"),)
 
 
-@pytest.mark.parametrize("title,problem", [
-    ("Fix hang when the pool is exhausted", "Hang when the pool is exhausted"),
-    ("fix a crash on empty headers", "Crash on empty headers"),
-    ("Fix environment CA bundle resolution", None),  # names an area, not what went wrong
-    ("Fix pool race", None),  # too little left to stand alone
-    ("Add a cache", None),  # not a fix title
+@pytest.mark.parametrize("title", ["Fix hang when the pool is exhausted",
+                                   "fix a crash on empty headers"])
+def test_a_fix_title_is_not_restated_as_the_problem(title) -> None:
+    fields = fields_of(title, "")
+    assert fields.problem is None  # "Hang when the pool is exhausted" is the title again
+
+
+@pytest.mark.parametrize("title,body,problem", [
+    ("Prefix pool names with the service name",
+     "Prior to this commit the pool names were prefixed with the client name, causing lookups "
+     "to fail.\n\nThis commit adds two regex based tests to ensure that the pool names are "
+     "prefixed by the service name when present in clients.",
+     "Prior to this commit the pool names were prefixed with the client name, causing lookups "
+     "to fail."),
+    ("Fix a leak of blocked clients", "Made blocked.tcl tests a bit more aggressive in order to "
+     "smoke-out potential memory leaks.", None),
 ])
-def test_a_fix_title_gives_its_problem_without_the_verb(title, problem) -> None:
-    got = _title_problem(Claim(title, "U1"))
-    assert (got.text if got else None) == problem
+def test_a_note_on_the_tests_is_no_decision(title, body, problem) -> None:
+    fields = fields_of(title, body)
+    assert [c.text for c in fields.decision if "test" in c.text] == []
+    assert (fields.problem.text if fields.problem else None) == problem
+
+
+@pytest.mark.parametrize("sentence", [
+    "I also fixed up some of the pool methods so releasing twice works without a problem.",
+    "Avoid duplicating files data when creating a Request with bytes in the files argument.",
+    "It was verified that after the fix the server handles the blocked clients with the expected "
+    "short delay.",  # how it was checked
+])
+def test_what_was_done_is_never_the_problem(sentence) -> None:
+    fields = fields_of("Guard the pool", sentence)
+    assert fields.problem is None
 
 
 def test_chatter_and_housekeeping_prose_fill_no_field() -> None:

@@ -75,7 +75,7 @@ def test_squash_pr_with_description_fills_every_field(make_repo):
     repo.commit("Add the connection pool", {"pool.py": POOL})
     sha = repo.commit(
         "Use a lock around pool access (#12)\n\n"
-        "Connections were handed out twice under concurrent load.\n\n"
+        "Connections were handed out twice under concurrent load, so requests failed.\n\n"
         "The root cause is that pop and release() touch the free list without synchronisation.\n\n"
         "We considered a queue.Queue instead of the lock, but it didn't work because the pool "
         "must hand back the most recently used connection first.\n\n"
@@ -86,7 +86,8 @@ def test_squash_pr_with_description_fills_every_field(make_repo):
     record = by_id(build_records(mine(repo), {}))["pr-12"]
     assert record.title == "Use a lock around pool access"
     assert record.fixing_commits == (sha,)
-    assert record.problem.text == "Connections were handed out twice under concurrent load."
+    assert record.problem.text == ("Connections were handed out twice under concurrent load, so "
+                                   "requests failed.")
     assert [c.text for c in record.cause][0].startswith("The root cause is that pop")
     assert any("switches to a threading.Lock" in c.text for c in record.decision)
     assert any("queue.Queue instead of the lock" in c.text for c in record.rejected)
@@ -235,7 +236,8 @@ def test_non_utf8_and_empty_messages_do_not_crash(make_repo):
                 {"a.py": "x = 1\n"})
     repo.commit("x", {"a.py": "x = 2\n"})
     records = build_records(mine(repo), {})
-    assert len(records) == 1 and "because latin-1" in records[0].problem.text
+    assert len(records) == 1 and "because latin-1" in records[0].title
+    assert records[0].problem is None  # the title is not restated as the problem
     assert build_records([], {}) == []
 
 

@@ -1,0 +1,113 @@
+"""A card says each thing once, and an item is one sentence of the source.
+
+Real repositories built in code from messages as real histories wrote them (requests #1846 and
+#3179, jq #3266 and a949745): a pitfall that repeats the decision heading above it, a record's
+cause and decision that are the two sentences of a pitfall, a decision cut at "FORK ..." beside
+the fix that says "FORK ... BACKTRACK", two lines of a message without full stops glued into one
+item.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from whylens.index.store import IndexStore
+from whylens.pipeline import run_index
+from whylens.render.cards import hover_card
+from whylens.render.rationale import rationale
+from whylens.retrieval.why import why
+
+from tests.unit.records.conftest import merge
+
+NOW = 1_800_000_000.0
+PY = ("import os\n\n\ndef get_netrc_auth(url):\n    path = os.path.expanduser('~/.netrc')\n"
+      "    return path\n\n\nclass Response:\n    def json(self):\n        return len(self.content)\n")
+PY2 = PY.replace("    path = os.path.expanduser('~/.netrc')\n",
+                 "    try:\n        path = os.path.expanduser('~/.netrc')\n    except KeyError:\n"
+                 "        return None\n")
+PY3 = PY2.replace("        return len(self.content)\n",
+                  "        if self.content is None:\n            return None\n"
+                  "        return len(self.content)\n")
+C = "int gen_foreach(int y) {\n  return y;\n}\n\nint implode(int z) {\n  return z;\n}\n"
+C2 = C.replace("int gen_foreach(int y) {\n", "int gen_foreach(int y) {\n  y = y + 1;\n")
+C3 = C2.replace("int implode(int z) {\n", "int implode(int z) {\n  if (z < 0) z = 0xFFFD;\n")
+NETRC_CAUSE = "getpwuid() call fails, which can happen when running under a UID"
+NETRC_DECISION = "is unlikely to be backported to Python 2.x even if fixed"
+JSON_TITLE = "Fix TypeError when get json-encoded content of a response"
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory):
+    from tests.conftest import init_repo
+
+    root = tmp_path_factory.mktemp("said-once")
+    repo = init_repo(root / "repo")
+    repo.commit("Add the client", {"client.py": PY, "src/jv.c": C})
+    repo.git("checkout", "-q", "-b", "paranoid")
+    repo.commit("get_netrc_auth: handle os.path.expanduser failure\n\n"
+                "os.path.expanduser can raise a KeyError when $HOME is not set and the\n"
+                "POSIX getpwuid() call fails, which can happen when running under a UID\n"
+                "which is not in /etc/passwd or when the password file cannot be read.\n\n"
+                "The upstream bug report http://bugs.python.org/issue20164 is unlikely to\n"
+                "be backported to Python 2.x even if fixed so this change handles\n"
+                "KeyError by skipping netrc authentication.\n\nCloses #1846\n", {"client.py": PY2})
+    repo.git("checkout", "-q", "main")
+    merge(repo, "paranoid", "Merge pull request #1846 from acdha/paranoid\n\n"
+          "get_netrc_auth should handle os.path.expanduser failing")
+    repo.git("checkout", "-q", "-b", "patch-1")
+    repo.commit(f"{JSON_TITLE}\n\n``self.content`` could be ``None``, so ``len(self.content)`` "
+                "may raise ``TypeError: object of type 'NoneType' has no len()``\n",
+                {"client.py": PY3})
+    repo.git("checkout", "-q", "main")
+    merge(repo, "patch-1", f"Merge pull request #3179 from messense/patch-1\n\n{JSON_TITLE}")
+    repo.commit("fix: `foreach` should not break init backtracking with `DUPN` (#3266)\n\n"
+                "Simplifies the compilation of `foreach` to avoid the problem in #3227 by\n"
+                "removing unnecessary `FORK ... BACKTRACK`.\n\n"
+                "Does not address `reduce`, which is less trivial.\n", {"src/jv.c": C2})
+    repo.commit("implode: Better invalid input validation and handling\n\n"
+                "Error on non-number and nan codepoint, would assert before\n"
+                "Replace negative codepoint and surrogate range with unicode replacement "
+                "character, would assert before\n\nFixes #1160\n", {"src/jv.c": C3})
+    index = root / "index"
+    run_index(repo.root, index)
+    reader = IndexStore(index).reader()
+    yield repo, reader
+    reader.close()
+
+
+def _cards(history, path: str, symbol: str) -> tuple[str, str]:
+    repo, reader = history
+    story = why(reader, path, symbol=symbol, repo_root=repo.root, now=NOW)
+    return rationale(story), hover_card(story) or ""
+
+
+def _items(markdown: str) -> list[str]:
+    """The lines a reader reads as items: decision headings and fields, units (not the history
+    table, which lists every subject)."""
+    return [line for line in markdown.splitlines()
+            if line.startswith(("- ", "**")) and not line.startswith("- Fixed in")]
+
+
+def test_a_pitfall_never_repeats_the_decision_heading_above_it(history):
+    text, card = _cards(history, "client.py", "Response.json")
+    assert sum(JSON_TITLE in line for line in _items(text)) == 1, text
+    assert sum("self.content could be None" in line for line in _items(card)) == 1, card
+
+
+def test_a_record_field_inside_a_pitfall_is_not_said_again(history):
+    text, _ = _cards(history, "client.py", "get_netrc_auth")
+    assert "Pitfalls" in text
+    for sentence in (NETRC_CAUSE, NETRC_DECISION):
+        assert sum(sentence in line for line in _items(text)) == 1, text
+
+
+def test_an_ellipsis_between_words_does_not_cut_the_sentence(history):
+    text, card = _cards(history, "src/jv.c", "gen_foreach")
+    items = _items(text) + _items(card)
+    assert not any(line.rstrip(" .…*—").endswith("FORK") for line in items), text
+    assert sum("Simplifies the compilation" in line for line in _items(text)) == 1, text
+
+
+def test_two_lines_without_full_stops_are_never_one_item(history):
+    text, card = _cards(history, "src/jv.c", "implode")
+    assert not any("would assert before Replace" in line for line in _items(text) + _items(card))
