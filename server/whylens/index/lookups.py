@@ -125,6 +125,9 @@ def symbol_history(conn, name: str, path: str | None = None,
     commits that only reformatted it, changed only its annotations or are in
     ``.git-blame-ignore-revs`` (``kind == "formatting"``)."""
     found: dict[tuple, HistoryEntry] = {}
+    # (name, paths, only events up to this time); after the first lookup (any dotted suffix),
+    # a rename or a move names the old definition exactly: Java's class ``MockResponse`` was
+    # not its constructor ``MockResponse.MockResponse`` before it moved to Kotlin
     todo: list[tuple[str, list[str] | None, int | None]] = [
         (clean_text(name), path_aliases(conn, path) if path else None, None)
     ]
@@ -137,7 +140,7 @@ def symbol_history(conn, name: str, path: str | None = None,
         visited.add(key)
         for row in events.history_rows(conn, current, paths):
             entry = _entry(row)
-            if before is not None and entry.timestamp > before:
+            if before is not None and (entry.timestamp > before or entry.symbol != current):
                 continue
             if entry.kind == FORMATTING_KIND and not formatting:
                 continue

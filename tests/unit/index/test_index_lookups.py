@@ -75,6 +75,29 @@ def test_symbol_history_follows_moves_and_matches_dotted_suffixes(history):
     assert reader.symbol_history("ession.send") == []  # suffixes are whole components
 
 
+def test_a_move_is_followed_to_the_old_definition_only(index_dir, build):
+    """Java's class moved to Kotlin: its history goes on in the Java file, without the
+    constructor of the same name, which a suffix lookup there would also match."""
+    add = build.commit("add", 1, "Add MockResponse", files=["MockResponse.java"])
+    ctor = build.commit("ctor", 2, "Check the status in the constructor", files=["MockResponse.java"])
+    move = build.commit("move", 3, "Convert MockResponse to Kotlin",
+                        files=["MockResponse.java", "MockResponse.kt"])
+    store = IndexStore(index_dir)
+    with store.writer() as writer:
+        writer.add_commits([add, ctor, move])
+        writer.add_events([
+            SymbolEvent(add.sha, "MockResponse.java", "MockResponse", "added"),
+            SymbolEvent(add.sha, "MockResponse.java", "MockResponse.MockResponse", "added"),
+            SymbolEvent(ctor.sha, "MockResponse.java", "MockResponse.MockResponse", "body"),
+            SymbolEvent(move.sha, "MockResponse.java", "MockResponse.MockResponse", "deleted"),
+            SymbolEvent(move.sha, "MockResponse.kt", "MockResponse", "moved",
+                        previous="MockResponse.java::MockResponse")])
+    with store.reader() as reader:
+        entries = reader.symbol_history("MockResponse", "MockResponse.kt")
+    assert [(e.commit, e.kind, e.symbol) for e in entries] == [
+        (move.sha, "moved", "MockResponse"), (add.sha, "added", "MockResponse")]
+
+
 def test_file_history_follows_renames_and_skips_formatting(history):
     reader, c = history
     assert shas(reader.file_history("b.py"), c) == [6, 5, 4, 2, 1]  # c3 is ignore-listed
