@@ -269,12 +269,20 @@ async def new_commit_hover(repo: Path, index_dir: Path, env: dict[str, str]) -> 
     await client.stop()
 
 
+def hashed_folder_name(repo: Path) -> str:
+    """The subfolder the server gives a repository in the editor's index folder."""
+    from whylens.locate import default_index_dir  # its name: <name>-<sha1(real path)[:12]>
+
+    return default_index_dir(repo).name
+
+
 def measure_big(repo: str, env: dict[str, str], work: Path) -> None:
     big = Path(repo)
     commits, floor_wall, floor_cpu = heading(repo)
-    target = work / "big-index"
-    asyncio.run(first_hover(big, target, env))
-    run, summary = index(repo, target, env)
+    base = work / "big-index"  # the editor's indexDirectory: a base folder, one subfolder each
+    target = base / hashed_folder_name(big)
+    asyncio.run(first_hover(big, base, env))
+    run, summary = index(repo, target, env)  # the folder the killed server was writing
     size = folder_size(target)
     print(f"killed backfill resumed by `whylens index` (mode {summary.get('mode')}): "
           f"{run.wall:.1f} s wall, {run.cpu:.1f} s CPU, peak RSS (tree) "
@@ -289,7 +297,7 @@ def measure_big(repo: str, env: dict[str, str], work: Path) -> None:
         print(f"incremental after {count:3} new commit(s): {run.wall:6.2f} s wall, "
               f"{run.cpu:6.2f} s CPU, peak RSS {run.peak_kb / 1024:5.0f} MB "
               f"(mode {summary.get('mode')})")
-    asyncio.run(new_commit_hover(big, target, env))
+    asyncio.run(new_commit_hover(big, base, env))
 
 
 def main() -> None:
