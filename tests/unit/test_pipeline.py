@@ -344,3 +344,36 @@ def test_a_run_interrupted_after_flushing_resumes_with_identical_records(make_re
         return [json.loads(line) for line in capture.read_text().splitlines()]
 
     assert export(resumed) == export(clean)
+
+
+def _live_children() -> list[str]:
+    """The command lines of this process's children that still run (zombies left out)."""
+    found = []
+    for task in os.listdir(f"/proc/{os.getpid()}/task"):
+        with open(f"/proc/{os.getpid()}/task/{task}/children") as listed:
+            for pid in map(int, listed.read().split()):
+                if psutil_alive(pid):
+                    with open(f"/proc/{pid}/cmdline", "rb") as cmd:
+                        found.append(cmd.read().replace(b"\0", b" ").decode(errors="replace"))
+    # multiprocessing's resource tracker stays for the interpreter's life (a few MB)
+    return [command for command in found if "resource_tracker" not in command]
+
+
+def test_the_walk_and_the_worker_are_gone_before_the_final_merge(make_repo, tmp_path, monkeypatch):
+    """The final merge is the indexer's largest moment: git's processes and the anchor worker,
+    done by then, must not hold their memory beside it (a 100k-commit history: 340 MB)."""
+    from whylens.index.writer import IndexWriter
+
+    repo = make_repo()
+    build_session_history(repo)
+    monkeypatch.setenv(anchoring.WORKER_MIN_COMMITS_ENV, "1")
+    at_commit: list[list[str]] = []
+    original = IndexWriter.commit
+
+    def commit(self):
+        at_commit.append(_live_children())
+        return original(self)
+
+    monkeypatch.setattr(IndexWriter, "commit", commit)
+    assert run_index(repo.root, tmp_path / "index").commits_indexed == 4
+    assert at_commit == [[]]
