@@ -18,6 +18,9 @@ from whylens.history.walk import memory_pins
 
 _NULL = "0" * 40
 MAX_FAILURES = 3  # merges git could not diff (missing trees) before it is asked no more
+# git keeps every commit and tree it parsed until it exits: one diff-tree over git/git's 100k
+# commits grew from 31 to 70 MB; started again after this many merges, it stays small
+RESTART_AFTER = 2_000
 Changed = dict[str, tuple[str | None, str | None]]  # path → (blob in the parent, in the merge)
 
 
@@ -29,6 +32,7 @@ class MergeFiles:
         self._proc: GitProcess | None = None
         self._buffer = b""
         self.failures = 0  # merges git died on for lack of an object
+        self._served = 0  # merges the running process answered
 
     def __enter__(self) -> MergeFiles:
         return self
@@ -54,6 +58,11 @@ class MergeFiles:
             raise
 
     def _changed(self, merge: str, parents: tuple[str, ...]) -> list[Changed]:
+        if self._served >= RESTART_AFTER:
+            self.close()
+        if self._proc is None:
+            self._served = 0
+        self._served += 1
         proc = self._proc = self._proc or self._repo.popen(
             [*memory_pins(), "diff-tree", "--stdin", "-r", "--raw", "-z", "--no-abbrev",
              "--no-renames", "--always"], stdin=subprocess.PIPE)

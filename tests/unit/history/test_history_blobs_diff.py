@@ -159,3 +159,34 @@ def test_merge_base_and_default_branch(small, make_repo, clone_repo):
     with open_repository(orphan.root) as repo:
         assert default_branch(repo) is None
         assert merge_base(repo, "HEAD", "HEAD") == orphan.shas[0]
+
+
+def test_merge_files_starts_git_again_and_answers_the_same(make_repo, monkeypatch):
+    """git's diff-tree keeps every object it parsed: after RESTART_AFTER merges a new one
+    answers, the same way."""
+    from whylens.history import merges as merges_module
+
+    repo = make_repo("merges")
+    repo.commit("base", {"m.py": "base\n"})
+    who = {"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.com",
+           "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.com"}
+    for n in range(5):
+        repo.git("checkout", "-q", "-b", f"topic{n}")
+        repo.commit(f"topic {n}", {f"t{n}.py": f"topic {n}\n"})
+        repo.git("checkout", "-q", "main")
+        repo.commit(f"main {n}", {"m.py": f"main {n}\n"})
+        repo.git("merge", "-q", "--no-ff", "-m", f"Merge topic{n}", f"topic{n}", env=who)
+    with open_repository(repo.root) as opened:
+        found = [c for c in walk(opened) if len(c.parents) > 1]
+        assert len(found) == 5
+        with merges_module.MergeFiles(opened) as once:
+            expected = [once.changed(c.sha, c.parents) for c in found]
+        monkeypatch.setattr(merges_module, "RESTART_AFTER", 2)
+        pids = set()
+        with merges_module.MergeFiles(opened) as restarting:
+            answers = []
+            for c in found:
+                answers.append(restarting.changed(c.sha, c.parents))
+                pids.add(restarting._proc.proc.pid)
+    assert answers == expected and all(answer[1] for answer in answers)
+    assert len(pids) == 3  # 5 merges, a new process every 2
