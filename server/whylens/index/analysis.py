@@ -206,13 +206,19 @@ def clean_text(text: str) -> str:
         return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 
+@lru_cache(maxsize=16_384)
 def normalise_path(path: str) -> str:
     """``./a//b/`` → ``a/b``; backslashes become slashes; a byte that is not UTF-8 (a surrogate
-    from the OS) becomes the character ``gitcli.path_text`` gives it, so an OS path finds it."""
+    from the OS) becomes the character ``gitcli.path_text`` gives it, so an OS path finds it.
+    Cached: a full index asks it for the same few thousand paths hundreds of thousands of
+    times (every event, blame run and changed file)."""
     path = clean_text(text_of_os_path(path)).strip().replace("\\", "/")
     while path.startswith("./"):
         path = path[2:]
-    return re.sub(r"/+", "/", path).strip("/")
+    return _SLASHES.sub("/", path).strip("/")
+
+
+_SLASHES = re.compile(r"/+")
 
 
 class TermTokenizer(Tokenizer):

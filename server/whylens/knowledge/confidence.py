@@ -135,17 +135,38 @@ def names_symbol(text: str, symbol: str) -> bool:
     bare name when that reads as an identifier (``cert_verify``, ``getURLQuery``, ``json()``)
     rather than a word ("match", "get"). Cached: a card's item is weighed for each symbol its
     commit changed, and each time against every other one (``names_other``)."""
-    parts = [p for p in re.split(r"[.:]+", re.sub(r"[()*&]", "", symbol)) if p]
+    parts = [p for p in _SEPARATORS.split(_DECORATION.sub("", symbol)) if p]
     if not parts:
         return False
     bare = parts[-1]
     if len(parts) > 1 and _word_in(f"{parts[-2]}.{bare}", text):
         return True
-    identifier = bool(re.search(r"[_\d]|[a-z][A-Z]", bare))
+    identifier = bool(_IDENTIFIER.search(bare))
     if identifier and len(bare) > 3 and _word_in(bare, text):
         return True
-    return bool(re.search(rf"(?<![\w$]){re.escape(bare)}\(", text))
+    return _word_in(bare, text, then="(")
 
 
-def _word_in(name: str, text: str) -> bool:
-    return re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", text) is not None
+_SEPARATORS = re.compile(r"[.:]+")
+_DECORATION = re.compile(r"[()*&]")
+_IDENTIFIER = re.compile(r"[_\d]|[a-z][A-Z]")
+
+
+def _word_in(name: str, text: str, then: str = "") -> bool:
+    r"""``name`` occurs in ``text`` as a whole word (no word character or ``$`` either side),
+    or, with ``then``, followed by it: what ``(?<![\w$])name(?![\w$])`` and
+    ``(?<![\w$])name\(`` find, by ``str.find`` (a pattern per name overflowed re's cache:
+    each call compiled two)."""
+    at = text.find(name)
+    while at >= 0:
+        end = at + len(name)
+        if (at == 0 or not _word_char(text[at - 1])) and (
+                text.startswith(then, end) if then
+                else end == len(text) or not _word_char(text[end])):
+            return True
+        at = text.find(name, at + 1)
+    return False
+
+
+def _word_char(char: str) -> bool:
+    return char.isalnum() or char in "_$"  # re's \w on str is isalnum() or "_"

@@ -34,6 +34,7 @@ from whylens.history.repo import open_repository
 from whylens.models import Commit, SymbolEvent
 from whylens.symbols.anchor import Anchorer
 from whylens.symbols.blame import BlameRun, LineBlame, Segment
+from whylens.symbols.hunks import DiffMemo
 
 # Below this many new commits the worker's start-up does not pay: it costs ~0.3 s of CPU
 # (imports), and on gorilla/mux (329 commits) the worker path took 30% more CPU in all.
@@ -74,8 +75,9 @@ class _Both:
 
     def __init__(self, read_blob, attributes, head_blobs: dict[str, str],
                  merges: MergeFiles | None) -> None:
-        self.anchorer = Anchorer(read_blob, attributes=attributes)
-        self.blame = LineBlame(head_blobs, read_blob)
+        diffs = DiffMemo()  # a merge's diffs, which the blame and the anchorer both make
+        self.anchorer = Anchorer(read_blob, attributes=attributes, diffs=diffs)
+        self.blame = LineBlame(head_blobs, read_blob, diffs)
         self.merges = merges
 
     def __call__(self, commit: Commit) -> tuple[list[SymbolEvent], list[BlameRun]]:

@@ -35,7 +35,8 @@ from whylens.models import FORMATTING_KIND, Commit, FileChange, SymbolEvent
 from whylens.symbols.extract import parse_outline, reparse_outline
 from whylens.symbols.bodies import body_of, born_body, old_body
 from whylens.symbols.hunks import (
-    HunkText, bare_name, defined_names, diff_hunks, hunk_rows, hunk_texts, trimmed_range,
+    DiffMemo, HunkText, bare_name, defined_names, diff_hunks, hunk_rows, hunk_texts,
+    trimmed_range,
 )
 from whylens.symbols.languages import language_for_path
 from whylens.symbols.matching import Added, Deleted, resolve
@@ -63,8 +64,10 @@ class Anchorer:
         cache_bytes: int = DEFAULT_CACHE_BYTES,
         state_spans: int = DEFAULT_STATE_SPANS,
         max_files: int = MAX_FILES_PER_COMMIT,
+        diffs: DiffMemo | None = None,
     ) -> None:
         self._reader = read_blob
+        self._diffs = diffs or DiffMemo()  # whole-version diffs (shared with the line blame)
         self._missing = False  # the commit being anchored lacks an object (see ``events``)
         self._attributes = tuple(attributes)
         self._cache: OrderedDict[str, Outline | str] = OrderedDict()  # sha → outline or skip
@@ -267,9 +270,9 @@ class Anchorer:
         child = self._states.get(merged) if merged else None
         derived = None
         if merged is not None and isinstance(child, FileState) and child.language == language:
-            derived = self._derive(child, merged, data)
+            derived = self._derive(child, merged, sha, data)
             self.stats["merged"] += derived is not None
-        adopted = derived or self._adopt(data, language, path)
+        adopted = derived or self._adopt(sha, data, language, path)
         if adopted is not None:
             self._store(sha, adopted, path, first=True)
             return adopted
@@ -282,7 +285,8 @@ class Anchorer:
         self._store(sha, state, path, first=True)
         return state
 
-    def _adopt(self, data: bytes | None, language: str, path: str) -> FileState | None:
+    def _adopt(self, own_sha: str, data: bytes | None, language: str, path: str
+               ) -> FileState | None:
         """The state of another version of ``path`` carried to this one (``data``) through a
         line diff of the two, when that cannot miss a definition: how the versions on a merged
         branch get theirs without a parse (the walk shows no diff for a merge)."""
@@ -291,19 +295,21 @@ class Anchorer:
         if sibling_sha is None or not isinstance(sibling, FileState) or \
                 sibling.language != language:
             return None
-        derived = self._derive(sibling, sibling_sha, data)
+        derived = self._derive(sibling, sibling_sha, own_sha, data)
         if derived is not None:
             self.stats["adopted"] += 1
         return derived
 
-    def _derive(self, state: FileState, sha: str, data: bytes | None) -> FileState | None:
-        """The state of another version (``data``) of the file whose blob ``sha`` has ``state``,
-        through a line diff of the two, when that cannot miss a definition."""
+    def _derive(self, state: FileState, sha: str, own_sha: str, data: bytes | None
+                ) -> FileState | None:
+        """The state of another version (blob ``own_sha``, ``data``) of the file whose blob
+        ``sha`` has ``state``, through a line diff of the two, when that cannot miss a
+        definition."""
         if data is None or content_skip_reason("", len(data), data) is not None:
             return None
         cached = self._cache.get(sha)
         source = cached.source if isinstance(cached, Outline) else self._read_blob(sha)
-        texts = diff_hunks(data, source) if source is not None else None
+        texts = self._diffs.diff(own_sha, sha, data, source) if source is not None else None
         if texts is None:
             return None
         born, named = born_spans(state, texts)

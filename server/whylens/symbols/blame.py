@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from whylens.models import Commit, FileChange
 from whylens.symbols.formatting import formatting_only, surely_differs
-from whylens.symbols.hunks import HunkText, diff_hunks, hunk_texts, matched_lines
+from whylens.symbols.hunks import DiffMemo, HunkText, diff_hunks, hunk_texts, matched_lines
 from whylens.symbols.languages import language_for_path
 from whylens.symbols.tracking import align
 
@@ -52,9 +52,10 @@ class LineBlame:
     commit; feed it every commit of the walk, newest first, with ``commit()``."""
 
     def __init__(self, head_blobs: Mapping[str, str],
-                 read_blob: Callable[[str], bytes | None]) -> None:
+                 read_blob: Callable[[str], bytes | None], diffs: DiffMemo | None = None) -> None:
         self._head = head_blobs
         self._read_blob = read_blob
+        self._diffs = diffs or DiffMemo()  # merges' diffs, shared with the anchorer
         self._started: set[str] = set()
         # (blob, path of that version) → (path at the revision, waiting segments)
         self._pending: dict[tuple[str, str], tuple[str, list[Segment]]] = {}
@@ -99,7 +100,8 @@ class LineBlame:
                     segments = []
                     break
                 theirs = self._read_blob(parent_blob) if parent_blob else None
-                texts = diff_hunks(theirs, merged) if theirs is not None and merged else None
+                texts = self._diffs.diff(parent_blob, merge_blob, theirs, merged) \
+                    if parent_blob and theirs is not None and merged else None
                 if texts is None or parent_blob is None:
                     continue
                 moved, stay = carry(segments, texts, lambda h: [None] * h.new_count)

@@ -79,3 +79,18 @@ def test_a_wide_commit_anchors_a_sentence_only_to_the_symbol_it_names(make_repo,
         other = reader.units_for_symbol("price_5", path="src/helpers.py")
     assert any("scale factor" in u.content for u in named)
     assert not any("scale factor" in u.content for u in other)
+
+
+@pytest.mark.parametrize("name", ["send", "Session.send", "x", "größe", "a$b", "_p"])
+@pytest.mark.parametrize("text", [
+    "send", "resend the send", "Session.send()", "call send(x)", "$send", "send$", "send_x",
+    "größe ist groß", "xgröße", "a$b a$bc", "call _p(1) and p", "1send 2", "send1", "é send é",
+])
+def test_word_in_agrees_with_the_patterns_it_replaced(text, name):
+    import re
+
+    from whylens.knowledge.confidence import _word_in
+
+    escaped = re.escape(name)
+    assert _word_in(name, text) is bool(re.search(rf"(?<![\w$]){escaped}(?![\w$])", text))
+    assert _word_in(name, text, then="(") is bool(re.search(rf"(?<![\w$]){escaped}\(", text))
