@@ -62,8 +62,9 @@ def stats(repo: str, target: Path, env: dict[str, str]) -> dict:
     return json.loads(out)
 
 
-def add_commits(clone: Path, count: int, rng: random.Random) -> None:
-    """``count`` commits, each an edit inside a function of a tracked source file."""
+def add_commits(clone: Path, count: int, rng: random.Random, tag: str = "") -> None:
+    """``count`` commits, each an edit inside a function of a tracked source file (``tag``:
+    a word their subjects start with, so a card can be told from an earlier run's)."""
     files = [f for f in subprocess.run(["git", "-C", str(clone), "ls-files"],
                                        capture_output=True, text=True, check=True
                                        ).stdout.split() if f.endswith((".py", ".c"))]
@@ -81,7 +82,7 @@ def add_commits(clone: Path, count: int, rng: random.Random) -> None:
         lines.insert(i + 2, indent + (b"pass\n" if path.suffix == ".py" else b";\n"))
         path.write_bytes(b"".join(lines))
         subprocess.run(["git", "-C", str(clone), "commit", "-qam",
-                        f"Guard the bench path {n}\n\nThe value can be empty here, because the "
+                        f"Guard {tag}the bench path {n}\n\nThe value can be empty here, because the "
                         "caller skips validation; check it first."],
                        check=True, env={**os.environ, **who})
 
@@ -255,32 +256,46 @@ async def new_commit_hover(repo: Path, index_dir: Path, env: dict[str, str]) -> 
         capabilities=client_capabilities("visual-studio-code"), root_uri=repo.as_uri(),
         initialization_options={"indexDirectory": str(index_dir)}))
     await asyncio.sleep(3)
-    add_commits(repo, 1, random.Random(99))
+    # the same seed edits the same function each run: the subject says which run made it
+    add_commits(repo, 1, random.Random(99), tag=f"{os.urandom(4).hex()} ")
+    t0 = ref_written(repo)  # the clock starts when the commit lands, not when `git commit` returns
     path, line, col, subject = newest_function(repo)
     uri = (repo / path).as_uri()
-    t0 = time.perf_counter()
     client.text_document_did_open(types.DidOpenTextDocumentParams(
         text_document=types.TextDocumentItem(uri=uri, language_id="c", version=1,
                                              text=(repo / path).read_text(errors="replace"))))
     took = await card_after(client, uri, line, col, subject, t0, 60, 0.05)
     print(f"one new commit → updated hover: {took if took is not None else float('nan'):.2f} s "
-          "(HEAD polled every 0.5 s, child indexer started, reader reopened; goal <= 0.5 s)")
+          "from the commit landing (HEAD polled every 0.1 s, warm indexer child, reader reopened; goal <= 0.5 s)")
     await client.shutdown_session()
     await client.stop()
 
 
-def hashed_folder_name(repo: Path) -> str:
-    """The subfolder the server gives a repository in the editor's index folder."""
-    from whylens.locate import default_index_dir  # its name: <name>-<sha1(real path)[:12]>
+def ref_written(repo: Path) -> float:
+    """The ``perf_counter`` time at which HEAD's branch ref was last rewritten (its mtime)."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True,
+                              check=True).stdout.strip()
+    ref = Path(git("rev-parse", "--git-path", git("symbolic-ref", "HEAD")))
+    ref = ref if ref.is_absolute() else repo / ref
+    return time.perf_counter() - (time.time() - ref.stat().st_mtime_ns / 1e9)
 
-    return default_index_dir(repo).name
+
+def hashed_folder_name(repo: Path, env: dict[str, str]) -> str:
+    """The subfolder the server gives a repository in the editor's index folder (its name,
+    <name>-<sha1(real path)[:12]>, asked of the checkout under test: this script may run
+    without WhyLens on its own path)."""
+    script = "import sys; from whylens.locate import default_index_dir; " \
+             "print(default_index_dir(sys.argv[1]).name)"
+    return subprocess.run([sys.executable, "-c", script, str(repo)], env=env, check=True,
+                          capture_output=True, text=True).stdout.strip()
 
 
 def measure_big(repo: str, env: dict[str, str], work: Path) -> None:
     big = Path(repo)
     commits, floor_wall, floor_cpu = heading(repo)
     base = work / "big-index"  # the editor's indexDirectory: a base folder, one subfolder each
-    target = base / hashed_folder_name(big)
+    target = base / hashed_folder_name(big, env)
     asyncio.run(first_hover(big, base, env))
     run, summary = index(repo, target, env)  # the folder the killed server was writing
     size = folder_size(target)
