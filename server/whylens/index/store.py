@@ -39,7 +39,7 @@ from whylens.index.schema import SCHEMA_VERSION
 # .12: a Rust raw string ends where its hashes close (it ran to the end of the file);
 # .13: lines ended early split paragraphs, "FORK ... BACKTRACK" one sentence, records' problem
 # needs 0.40 and is never the title restated, a test note, or what was done
-PIPELINE_VERSION = f"{SCHEMA_VERSION}.13"
+PIPELINE_VERSION = f"{SCHEMA_VERSION}.14"
 
 
 def outdated_reason(meta: dict) -> str | None:

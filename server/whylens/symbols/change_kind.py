@@ -3,10 +3,12 @@
 
 The changed lines alone can hide a reformat: a re-wrapped argument list whose hunk ends before
 its closing bracket gains a trailing comma that, cut there, reads as a new tuple; a Python
-fragment that does not parse alone falls back to tokens. When the changed lines differ only in
-bytes formatting may touch (``surely_differs`` is False) but are not provably layout, the whole
-definition, old and new (``Definitions``), decides: Python by AST equality, which ignores
-comments and layout."""
+fragment that does not parse alone falls back to tokens; a formatter that re-nests a block
+leaves a closing brace that the diff pairs with another line, so the cut lines gain one brace in
+one place and lose one in another. When the changed lines differ only in bytes formatting may
+touch, brackets and braces included (``differs_beyond_brackets`` is False), but are not provably
+layout, the whole definition, old and new (``Definitions``), decides: Python by AST equality,
+which ignores comments and layout."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from whylens.models import FORMATTING_KIND
 from whylens.symbols.formatting import (
-    formatting_only, raw_tokens, strip_comments, surely_differs, typing_only,
+    differs_beyond_brackets, formatting_only, raw_tokens, strip_comments, typing_only,
 )
 from whylens.symbols.tracking import span_text
 
@@ -43,10 +45,14 @@ def classify(language: str, touch: Touch, whole: Whole | None = None) -> str | N
     types = language == "python" and _may_be_annotations(old, new)
     if types and typing_only(language, old, new):
         return FORMATTING_KIND
-    if whole is not None and (types or not surely_differs(language, old, new)):
+    if whole is not None and (types or not differs_beyond_brackets(language, old, new)):
         texts = whole()
-        if texts is not None and (formatting_only(language, *texts)
-                                  or types and typing_only(language, *texts)):
+        if texts is not None and formatting_only(language, *texts):
+            # the same code: a reformat, or nothing when only comments and blanks moved (the
+            # diff gave this definition lines of its neighbour: an added function's brace)
+            same_layout = _layout(language, texts[0]) == _layout(language, texts[1])
+            return None if same_layout else FORMATTING_KIND
+        if texts is not None and types and typing_only(language, *texts):
             return FORMATTING_KIND
     header = old_header != new_header and not formatting_only(language, old_header, new_header)
     return "signature" if header else "body"

@@ -41,6 +41,9 @@ _SLOT_AFTER = frozenset({b")", b"]", b"}", b",", b";", b":"})
 _INDENT = b"\x00I"  # a Python logical line's indentation token starts with this
 
 _LAYOUT = b" \t\r\n\f\v'\"`(),\\;"  # bytes formatting may add, drop or swap
+# what a diff may move between the changed lines of one definition: a formatter that re-nests a
+# block leaves a closing brace the diff pairs with another line (okhttp's Spotless reformat)
+_MOVABLE = _LAYOUT + b"{}[]"
 
 def _string_value(language: str, text: bytes) -> bytes:
     """A string token as compared: its value where quote styles are equivalent."""
@@ -185,6 +188,13 @@ def squeeze(language: str, text: bytes) -> bytes:
 def surely_differs(language: str, old: bytes, new: bytes) -> bool:
     """True when some token certainly changed (C-speed); False means "maybe only layout"."""
     return squeeze(language, old) != squeeze(language, new)
+
+
+def differs_beyond_brackets(language: str, old: bytes, new: bytes) -> bool:
+    """Like ``surely_differs``, with brackets and braces left out too: for changed lines cut
+    out of a definition, whose brackets need not balance (the whole definition decides)."""
+    return (strip_comments(language, old).translate(None, _MOVABLE)
+            != strip_comments(language, new).translate(None, _MOVABLE))
 
 
 def formatting_only(language: str | None, old: bytes, new: bytes) -> bool:

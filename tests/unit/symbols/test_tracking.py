@@ -219,3 +219,81 @@ def test_a_rewrap_whose_changed_lines_end_before_the_bracket_is_formatting(make_
                                ("Flask.make_response", "formatting", None)]
     assert carried[tupled] == [("Flask.make_response", "body", None)]
     assert carried == events_by_commit(repo, Anchorer(blob_reader(repo)))  # parsed: the same
+
+
+TIMEOUT = '''\
+class RealCall(
+  val client: Client,
+  val forWebSocket: Boolean
+) : Call {
+  private val timeout = object : AsyncTimeout() {
+    override fun timedOut() {
+      this@RealCall.cancel()
+    }
+  }.apply {
+    timeout(client.callTimeoutMillis.toLong(), MILLISECONDS)
+  }
+
+  fun cancel() {
+    canceled = true
+  }
+}
+'''
+# okhttp a228fd6 ("Reformat with Spotless"): the block re-nested under its property, a trailing
+# comma added. The diff pairs the old closing brace with another line, so the changed lines hold
+# a brace more in one place and one less in another; the whole class is the same code.
+SPOTLESS = TIMEOUT.replace("  val forWebSocket: Boolean\n", "  val forWebSocket: Boolean,\n") \
+    .replace('''  private val timeout = object : AsyncTimeout() {
+    override fun timedOut() {
+      this@RealCall.cancel()
+    }
+  }.apply {
+    timeout(client.callTimeoutMillis.toLong(), MILLISECONDS)
+  }
+''', '''  private val timeout =
+    object : AsyncTimeout() {
+      override fun timedOut() {
+        this@RealCall.cancel()
+      }
+    }.apply {
+      timeout(client.callTimeoutMillis.toLong(), MILLISECONDS)
+    }
+''')
+
+
+def test_a_reformat_that_moves_a_closing_brace_is_formatting(make_repo):
+    repo = make_repo()
+    repo.commit("start", {"RealCall.kt": TIMEOUT})
+    spotless = repo.commit("Reformat with Spotless", {"RealCall.kt": SPOTLESS})
+    slower = repo.commit("A slower timeout", {"RealCall.kt": SPOTLESS.replace(
+        "callTimeoutMillis.toLong()", "callTimeoutMillis.toLong() * 2")})
+    carried = events_of_walk(walked(repo), Anchorer(blob_reader(repo)))
+    assert carried[spotless] == [("RealCall", "formatting", None)]
+    assert carried[slower] == [("RealCall", "body", None)]
+    assert carried == events_by_commit(repo, Anchorer(blob_reader(repo)))  # parsed: the same
+
+
+
+GETSET = b"""\
+void getsetCommand(redisClient *c) {
+    server.dirty++;
+    removeExpire(c->db,c->argv[1]);
+}
+"""
+
+
+def test_a_neighbours_brace_given_to_a_definition_changes_nothing():
+    """redis 3c1bf49 ("Add commands SETBIT/GETBIT") added functions right after getsetCommand;
+    git's -U0 diff of the whole file adds "}", a blank line and the new functions before
+    getsetCommand's own closing brace, so getsetCommand's changed lines are one added brace
+    while its code is the same (this pairing needs the whole file: a short one diffs cleanly)."""
+    from whylens.symbols.change_kind import classify
+    from whylens.symbols.tracking import Touch
+
+    touch = Touch(new_body=[b"}\n"])
+    assert classify("c", touch, lambda: (GETSET, GETSET)) is None
+    assert classify("c", touch) == "body"  # nothing to check it against: a change, as before
+    reformatted = GETSET.replace(b"c->argv[1]);", b"c->argv[1],);")  # a trailing comma
+    assert classify("c", touch, lambda: (GETSET, reformatted)) == "formatting"
+    changed = GETSET.replace(b"dirty++", b"dirty--")
+    assert classify("c", touch, lambda: (GETSET, changed)) == "body"
