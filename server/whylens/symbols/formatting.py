@@ -191,10 +191,22 @@ def surely_differs(language: str, old: bytes, new: bytes) -> bool:
 
 
 def differs_beyond_brackets(language: str, old: bytes, new: bytes) -> bool:
-    """Like ``surely_differs``, with brackets and braces left out too: for changed lines cut
-    out of a definition, whose brackets need not balance (the whole definition decides)."""
-    return (strip_comments(language, old).translate(None, _MOVABLE)
-            != strip_comments(language, new).translate(None, _MOVABLE))
+    """Like ``surely_differs``, for changed lines cut out of a definition: their brackets need
+    not balance, and a comment need not open or close among them (a re-wrapped doc comment's
+    " * " lines read as code). False when they are equal without brackets and braces, or also
+    without the lines that read as a comment's: then the whole definition decides."""
+    return all(cut(language, old) != cut(language, new) for cut in (_unbracketed, _uncommented))
+
+
+_COMMENT_LINE = re.compile(rb"^[ \t]*(?:\*|/\*|//).*\n?", re.MULTILINE)
+
+
+def _unbracketed(language: str, text: bytes) -> bytes:
+    return strip_comments(language, text).translate(None, _MOVABLE)
+
+
+def _uncommented(language: str, text: bytes) -> bytes:
+    return _unbracketed(language, _COMMENT_LINE.sub(b"", text))
 
 
 def formatting_only(language: str | None, old: bytes, new: bytes) -> bool:

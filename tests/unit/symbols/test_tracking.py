@@ -297,3 +297,46 @@ def test_a_neighbours_brace_given_to_a_definition_changes_nothing():
     assert classify("c", touch, lambda: (GETSET, reformatted)) == "formatting"
     changed = GETSET.replace(b"dirty++", b"dirty--")
     assert classify("c", touch, lambda: (GETSET, changed)) == "body"
+
+
+POOL = '''\
+package okhttp3;
+
+public final class ConnectionPool {
+  /**
+   * Create a new connection pool with tuning parameters appropriate for a
+   * single-user application. The tuning parameters in this pool are subject
+   * to change in future OkHttp releases.
+   */
+  public ConnectionPool() {
+    this(5, 5);
+  }
+
+  public int idleConnectionCount() {
+
+    return total;
+  }
+}
+'''
+# okhttp 98ae0fb ("Sort imports and wrap documentation at 100 columns"): the doc comment
+# re-wrapped, a blank line dropped. The changed lines hold " * " lines of a comment that opens
+# and closes outside them, so alone they read as code; the class's code is the same.
+WRAPPED = POOL.replace('''   * Create a new connection pool with tuning parameters appropriate for a
+   * single-user application. The tuning parameters in this pool are subject
+   * to change in future OkHttp releases.
+''', '''   * Create a new connection pool with tuning parameters appropriate for a single-user
+   * application. The tuning parameters in this pool are subject to change in future OkHttp
+   * releases.
+''').replace("  public int idleConnectionCount() {\n\n", "  public int idleConnectionCount() {\n")
+
+
+def test_a_rewrapped_doc_comment_changes_nothing(make_repo):
+    repo = make_repo()
+    repo.commit("start", {"ConnectionPool.java": POOL})
+    wrapped = repo.commit("Wrap documentation at 100 columns", {"ConnectionPool.java": WRAPPED})
+    bigger = repo.commit("A bigger pool", {"ConnectionPool.java": WRAPPED.replace(
+        "this(5, 5);", "this(10, 5);")})
+    carried = events_of_walk(walked(repo), Anchorer(blob_reader(repo)))
+    assert wrapped not in carried or carried[wrapped] == []
+    assert carried[bigger] == [("ConnectionPool.ConnectionPool", "body", None)]
+    assert carried == events_by_commit(repo, Anchorer(blob_reader(repo)))  # parsed: the same
