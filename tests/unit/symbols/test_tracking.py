@@ -208,17 +208,23 @@ RUFFED = RESPONSE.replace(
           "        self,\n        exc=_sentinel,  # type: ignore[assignment]\n")
 
 
-def test_a_rewrap_whose_changed_lines_end_before_the_bracket_is_formatting(make_repo):
+def reformat_then_change(make_repo, path: str, start: str, reformatted: str, changed: str):
+    """The events of a reformat and of a real change after it (carried and parsed agree)."""
     repo = make_repo()
-    repo.commit("start", {"app.py": RESPONSE})
-    ruffed = repo.commit("use ruff linter and formatter", {"app.py": RUFFED})
-    tupled = repo.commit("a real trailing comma", {"app.py": RUFFED.replace(
-        "        return rv\n", "        return rv,\n")})
+    repo.commit("start", {path: start})
+    reformat = repo.commit("reformat", {path: reformatted})
+    change = repo.commit("a real change", {path: changed})
     carried = events_of_walk(walked(repo), Anchorer(blob_reader(repo)))
-    assert carried[ruffed] == [("Flask.do_teardown_request", "formatting", None),
-                               ("Flask.make_response", "formatting", None)]
-    assert carried[tupled] == [("Flask.make_response", "body", None)]
     assert carried == events_by_commit(repo, Anchorer(blob_reader(repo)))  # parsed: the same
+    return carried.get(reformat, []), carried.get(change, [])
+
+
+def test_a_rewrap_whose_changed_lines_end_before_the_bracket_is_formatting(make_repo):
+    ruffed, tupled = reformat_then_change(make_repo, "app.py", RESPONSE, RUFFED, RUFFED.replace(
+        "        return rv\n", "        return rv,\n"))  # a real trailing comma
+    assert ruffed == [("Flask.do_teardown_request", "formatting", None),
+                      ("Flask.make_response", "formatting", None)]
+    assert tupled == [("Flask.make_response", "body", None)]
 
 
 TIMEOUT = '''\
@@ -262,15 +268,11 @@ SPOTLESS = TIMEOUT.replace("  val forWebSocket: Boolean\n", "  val forWebSocket:
 
 
 def test_a_reformat_that_moves_a_closing_brace_is_formatting(make_repo):
-    repo = make_repo()
-    repo.commit("start", {"RealCall.kt": TIMEOUT})
-    spotless = repo.commit("Reformat with Spotless", {"RealCall.kt": SPOTLESS})
-    slower = repo.commit("A slower timeout", {"RealCall.kt": SPOTLESS.replace(
-        "callTimeoutMillis.toLong()", "callTimeoutMillis.toLong() * 2")})
-    carried = events_of_walk(walked(repo), Anchorer(blob_reader(repo)))
-    assert carried[spotless] == [("RealCall", "formatting", None)]
-    assert carried[slower] == [("RealCall", "body", None)]
-    assert carried == events_by_commit(repo, Anchorer(blob_reader(repo)))  # parsed: the same
+    spotless, slower = reformat_then_change(make_repo, "RealCall.kt", TIMEOUT, SPOTLESS,
+                                            SPOTLESS.replace("callTimeoutMillis.toLong()",
+                                                             "callTimeoutMillis.toLong() * 2"))
+    assert spotless == [("RealCall", "formatting", None)]
+    assert slower == [("RealCall", "body", None)]
 
 
 
@@ -331,12 +333,7 @@ WRAPPED = POOL.replace('''   * Create a new connection pool with tuning paramete
 
 
 def test_a_rewrapped_doc_comment_changes_nothing(make_repo):
-    repo = make_repo()
-    repo.commit("start", {"ConnectionPool.java": POOL})
-    wrapped = repo.commit("Wrap documentation at 100 columns", {"ConnectionPool.java": WRAPPED})
-    bigger = repo.commit("A bigger pool", {"ConnectionPool.java": WRAPPED.replace(
-        "this(5, 5);", "this(10, 5);")})
-    carried = events_of_walk(walked(repo), Anchorer(blob_reader(repo)))
-    assert wrapped not in carried or carried[wrapped] == []
-    assert carried[bigger] == [("ConnectionPool.ConnectionPool", "body", None)]
-    assert carried == events_by_commit(repo, Anchorer(blob_reader(repo)))  # parsed: the same
+    wrapped, bigger = reformat_then_change(make_repo, "ConnectionPool.java", POOL, WRAPPED,
+                                           WRAPPED.replace("this(5, 5);", "this(10, 5);"))
+    assert wrapped == []
+    assert bigger == [("ConnectionPool.ConnectionPool", "body", None)]
