@@ -38,7 +38,9 @@ from whylens.index.schema import SCHEMA_VERSION
 # .11: an incremental run pairs reverts with the earlier commits they name (pipeline.lookback);
 # .12: a Rust raw string ends where its hashes close (it ran to the end of the file);
 # .13: lines ended early split paragraphs, "FORK ... BACKTRACK" one sentence, records' problem
-# needs 0.40 and is never the title restated, a test note, or what was done
+# needs 0.40 and is never the title restated, a test note, or what was done;
+# .14: changed lines that differ by a moved brace or hold a doc comment's inner lines are judged
+# on the whole definition, which makes no event when only its comments and blanks changed
 PIPELINE_VERSION = f"{SCHEMA_VERSION}.14"
 
 

@@ -5,7 +5,8 @@ The changed lines alone can hide a reformat: a re-wrapped argument list whose hu
 its closing bracket gains a trailing comma that, cut there, reads as a new tuple; a Python
 fragment that does not parse alone falls back to tokens; a formatter that re-nests a block
 leaves a closing brace that the diff pairs with another line, so the cut lines gain one brace in
-one place and lose one in another. When the changed lines differ only in bytes formatting may
+one place and lose one in another; a re-wrapped doc comment's " * " lines read as code when its
+opening and closing lie outside them. When the changed lines differ only in bytes formatting may
 touch, brackets and braces included (``differs_beyond_brackets`` is False), but are not provably
 layout, the whole definition, old and new (``Definitions``), decides: Python by AST equality,
 which ignores comments and layout."""
