@@ -42,17 +42,15 @@ def classify(language: str, touch: Touch, whole: Whole | None = None) -> str | N
     if old == new:
         return None
     if formatting_only(language, old, new):
-        return None if _layout(language, old) == _layout(language, new) else FORMATTING_KIND
+        return _layout_kind(language, old, new)
     types = language == "python" and _may_be_annotations(old, new)
     if types and typing_only(language, old, new):
         return FORMATTING_KIND
     if whole is not None and (types or not differs_beyond_brackets(language, old, new)):
         texts = whole()
         if texts is not None and formatting_only(language, *texts):
-            # the same code: a reformat, or nothing when only comments and blanks moved (the
-            # diff gave this definition lines of its neighbour: an added function's brace)
-            same_layout = _layout(language, texts[0]) == _layout(language, texts[1])
-            return None if same_layout else FORMATTING_KIND
+            # the same code (the diff may have given it a neighbour's brace): judged as above
+            return _layout_kind(language, *texts)
         if texts is not None and types and typing_only(language, *texts):
             return FORMATTING_KIND
     header = old_header != new_header and not formatting_only(language, old_header, new_header)
@@ -106,6 +104,12 @@ _TYPE_NAMES = frozenset({b"int", b"str", b"bytes", b"float", b"bool", b"complex"
                          b"dict", b"tuple", b"set", b"frozenset", b"type", b"object", b"typing",
                          b"t", b"annotations", b"__future__", b"cast", b"overload", b"import",
                          b"from", b"callable", b"bytearray", b"memoryview", b"range"})
+
+
+def _layout_kind(language: str, old: bytes, new: bytes) -> str | None:
+    """For two formatting-equivalent versions: None when only comments and blanks differ, else
+    ``formatting``."""
+    return None if _layout(language, old) == _layout(language, new) else FORMATTING_KIND
 
 
 def _layout(language: str, text: bytes) -> list[bytes]:
