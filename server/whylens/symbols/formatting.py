@@ -179,10 +179,10 @@ def strip_comments(language: str, text: bytes) -> bytes:
     return text
 
 
-def squeeze(language: str, text: bytes) -> bytes:
+def squeeze(language: str, text: bytes, drop: bytes = _LAYOUT) -> bytes:
     """``text`` without comments (naively: markers inside strings cut them too) and without the
-    bytes formatting may touch. Equal for any two formatting-equivalent versions."""
-    return strip_comments(language, text).translate(None, _LAYOUT)
+    bytes formatting may touch (``drop``). Equal for any two formatting-equivalent versions."""
+    return strip_comments(language, text).translate(None, drop)
 
 
 def surely_differs(language: str, old: bytes, new: bytes) -> bool:
@@ -202,7 +202,7 @@ _COMMENT_LINE = re.compile(rb"^[ \t]*(?:\*|/\*|//).*\n?", re.MULTILINE)
 
 
 def _unbracketed(language: str, text: bytes) -> bytes:
-    return strip_comments(language, text).translate(None, _MOVABLE)
+    return squeeze(language, text, _MOVABLE)
 
 
 def _uncommented(language: str, text: bytes) -> bytes:
