@@ -271,14 +271,15 @@ async def new_commit_hover(repo: Path, index_dir: Path, env: dict[str, str]) -> 
     await client.stop()
 
 
+def branch_ref(clone: Path) -> Path:
+    """The file of the branch a work tree's HEAD names."""
+    head = (clone / ".git" / "HEAD").read_text().strip()
+    return clone / ".git" / head.removeprefix("ref: ")
+
+
 def ref_written(repo: Path) -> float:
     """The ``perf_counter`` time at which HEAD's branch ref was last rewritten (its mtime)."""
-    def git(*args: str) -> str:
-        return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True,
-                              check=True).stdout.strip()
-    ref = Path(git("rev-parse", "--git-path", git("symbolic-ref", "HEAD")))
-    ref = ref if ref.is_absolute() else repo / ref
-    return time.perf_counter() - (time.time() - ref.stat().st_mtime_ns / 1e9)
+    return time.perf_counter() - (time.time() - branch_ref(repo).stat().st_mtime_ns / 1e9)
 
 
 def hashed_folder_name(repo: Path, env: dict[str, str]) -> str:

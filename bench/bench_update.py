@@ -43,7 +43,7 @@ sys.path.insert(0, str(HERE.parent / "server"))
 sys.path.insert(0, str(HERE))
 
 from bench_index import loadavg  # noqa: E402
-from bench_scale import start_lsp_client  # noqa: E402
+from bench_scale import branch_ref, start_lsp_client  # noqa: E402
 
 WHO = {"GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
        "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "bench@example.com"}
@@ -97,11 +97,6 @@ class Edit:
             "validation; check it first.", env={**os.environ, **WHO})
         if await proc.wait() != 0:
             raise SystemExit("git commit failed")
-
-
-def branch_ref(clone: Path) -> Path:
-    head = (clone / ".git" / "HEAD").read_text().strip()
-    return clone / ".git" / head.removeprefix("ref: ")
 
 
 async def landed(ref: Path, before: tuple[int, str], commit: asyncio.Task) -> float:
