@@ -102,3 +102,9 @@ NOT_A_CHOICE = re.compile(
 # checks", "instead of relying on indices, which doesn't work").
 CHOICE_MADE = re.compile(r"\b(?:now|instead|in\ lieu\ of|rather\ than|we\ (?:create|add|use|make"
                          r"|keep|move|call|check|skip|return|only))\b", re.IGNORECASE)
+# A title that states the failure ("trim_prefix causing --use-strict flag to fail", "the bit
+# position ... may overflow"): the problem, not what was chosen.
+FAILURE_TITLE = re.compile(
+    r"\bcaus(?:e|es|ed|ing)\b[^.]{0,60}\bto\s+(?:fail|crash|hang|break|leak)\b"
+    r"|\b(?:may|might|can|could|will)\s+(?:overflow|crash|fail|hang|leak|deadlock|segfault)\b"
+    r"|\b(?:fails|crashes|hangs|leaks|overflows|segfaults|deadlocks)\b", re.IGNORECASE)

@@ -22,8 +22,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from whylens.knowledge.classify import SentenceModel
-from whylens.knowledge.cues import (ACTION_VERBS, BEFORE, CAUSE, CHOICE_MADE, DECISION, NOT_A_CHOICE,
-                                   REJECTED, STRONG_CAUSE)
+from whylens.knowledge.cues import (ACTION_VERBS, BEFORE, CAUSE, CHOICE_MADE, DECISION,
+                                   FAILURE_TITLE, NOT_A_CHOICE, REJECTED, STRONG_CAUSE)
 from whylens.knowledge.features import CommitKind, sentence_features
 from whylens.knowledge.heuristics import vetoed
 from whylens.knowledge.subjects import housekeeping_text, test_note
@@ -99,10 +99,12 @@ def distil(title: Claim | None, claims: Sequence[Claim], kind: CommitKind,
     # the title when it is the decision, and the one sentence most surely the decision besides
     ranked = sorted(chosen, key=lambda t: (not t[0], -t[1]))
     titled = [c for is_title, _, c in ranked if is_title]
-    # the best of the rest, unless it makes no choice: then the thread names none besides (the
-    # next one down is rarer still a decision)
+    # the best of the rest, unless it makes no choice (then the thread names none besides: the
+    # next one down is rarer still a decision); a title that states the failure holds its place
+    # the same way
     others = [c for is_title, _, c in ranked if not is_title][:MAX_DECISIONS - len(titled)]
-    decision = _unique(titled + [c for c in others if not _no_choice(c.text)])
+    decision = _unique([c for c in titled if not _failure_title(c.text)]
+                       + [c for c in others if not _no_choice(c.text)])
 
     def weighed(claim: Claim) -> Claim:  # a card's confidence starts from it (knowledge.confidence)
         origin = title if title is not None and claim.unit == title.unit else claim  # or cut from it
@@ -110,6 +112,12 @@ def distil(title: Claim | None, claims: Sequence[Claim], kind: CommitKind,
 
     return (weighed(problem) if problem else None, tuple(map(weighed, cause)),
             tuple(map(weighed, decision)), tuple(map(weighed, rejected)))
+
+
+def _failure_title(text: str) -> bool:
+    """A title that only states what fails: the work's problem, not its decision."""
+    return bool(FAILURE_TITLE.search(text)) and not _opens_with_action(text) \
+        and not DECISION.search(text)
 
 
 def _no_choice(text: str) -> bool:

@@ -104,6 +104,14 @@ def test_a_choice_with_its_background_is_a_decision() -> None:
     assert sentence in [c.text for c in fields.decision]
 
 
+@pytest.mark.parametrize("title", ["trim_prefix causing the strict flag to fail",
+                                   "On 32 bit platforms the pool's bit position may overflow"])
+def test_a_title_that_states_the_failure_is_no_decision(title) -> None:
+    fields = fields_of(title, "")
+    assert title not in [c.text for c in fields.decision]
+    assert fields_of("Add a timeout option to the pool", "").decision  # a choice stays
+
+
 def test_a_problem_cut_from_its_subject_is_no_problem() -> None:
     fields = fields_of("Implement pool retries", "doesn't work with redirects, we try to "
                        "connect to the server a second time with a used connection.")
