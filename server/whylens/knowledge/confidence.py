@@ -114,11 +114,19 @@ _PLAN = re.compile(
     r"|for\s+now|later\s+on)\b", re.I)
 
 
+# Pasted code, a template or a table, not prose: six or more of these, over 4% of the text (the
+# 7 such sentences of the tune sentence labels are all no knowledge).
+_CODE_MARKS = re.compile(r"[{};=$|&]")
+CODE_MARKS_MIN, CODE_MARKS_SHARE = 6, 0.04
+
+
 def fragment(text: str) -> bool:
     """Alone on a card the sentence continues one that is not there, lost its start, speaks of
-    the tests or is a plan (never shown)."""
+    the tests, is a plan or is pasted code (never shown)."""
+    marks = len(_CODE_MARKS.findall(text))
     return bool(_FRAGMENT.match(text) or _HEADLESS.match(text) or _ABOUT_TESTS.search(text)
-                or _PLAN.search(text))
+                or _PLAN.search(text)
+                or (marks >= CODE_MARKS_MIN and marks > CODE_MARKS_SHARE * len(text)))
 
 
 def confidence(item: ItemEvidence) -> float:

@@ -54,6 +54,11 @@ def test_what_a_card_never_shows():
     # ... or is a plan, not the code as it is
     assert never_shown(item(text="We should go over the pool's locking again at some point, "
                                  "because the server closes idle sockets."))
+    # ... or is pasted code, not prose
+    assert never_shown(item(text="{{if .HasSubCommands}} Additional help topics: {{range "
+                                 ".Commands}} {{rpad .CommandPath .Padding}} {{end}}{{end}}"))
+    assert not never_shown(item(text="Use ${variable:-} substitution in Bash, that assigns an "
+                                     "empty string as default for unbound variables."))
     # ... or speaks of the tests, not of the code
     assert never_shown(item(text="This is not done in the test cases, which means that they "
                                  "fail when run on a system that is behind a proxy."))
