@@ -41,7 +41,7 @@ from whylens.index.schema import SCHEMA_VERSION
 # needs 0.40 and is never the title restated, a test note, or what was done;
 # .14: changed lines that differ by a moved brace or hold a doc comment's inner lines are judged
 # on the whole definition, which makes no event when only its comments and blanks changed
-PIPELINE_VERSION = f"{SCHEMA_VERSION}.14"
+PIPELINE_VERSION = f"{SCHEMA_VERSION}.15"
 
 
 def outdated_reason(meta: dict) -> str | None:

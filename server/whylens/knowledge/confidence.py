@@ -54,8 +54,17 @@ WIDE_SYMBOLS = 15  # a commit that changed more symbols speaks for one only wher
 _FRAGMENT = re.compile(
     r"^\W*(?:said|such|also|however|but|and|or|so|then|thus|therefore|hence|instead|otherwise"
     r"|for instance|for example|in that case|which|whereas|additionally|furthermore|moreover"
-    r"|for (?:said|such|these|those))\b"
+    r"|for (?:said|such|these|those)|not that)\b"
     r"|^\s*[(\[]", re.I)
+# ... or that lost its start: in lower case, a verb with no subject ("was released on ...") or
+# a subordinate clause with no main clause after it ("since the names may change ...").
+_HEADLESS = re.compile(
+    r"^(?:was|were|is|are|has|have|had|does|did|doesn'?t|don'?t|isn'?t|can|will|would|should)\b"
+    r"|^(?:since|because|although|though|when|whenever|unless|while|if)\b[^,;:]*$")
+# A sentence about the tests ("This is not done in the test cases, ...", "the test checked only
+# the Usage line"): it speaks of the tests, not of the code the card is about.
+_ABOUT_TESTS = re.compile(r"\b(?:test\s+cases?|the\s+tests?|unit\s+tests?|test\s+suite"
+                          r"|tests?\s+(?:fail|pass)\w*)\b", re.I)
 # ... and one that opens like this leans on it, or speaks of the change rather than the code.
 _PRONOUN = re.compile(r"^\W*(?:it|its|it's|this|that|these|those|they|them|here|there"
                       r"|in this case|finally)\b", re.I)
@@ -91,9 +100,33 @@ def evidence(text: str, field: str, knowledge: float, symbol: str, change: str |
     return ItemEvidence(
         field=field, knowledge=knowledge, change=change, breadth=len(names) + 1,
         names_symbol=mine, names_other=not mine and any(names_symbol(text, s) for s in names),
-        words=len(_WORDS.findall(text)), fragment=bool(_FRAGMENT.match(text)),
+        words=len(_WORDS.findall(text)), fragment=fragment(text),
         pronoun=bool(_PRONOUN.match(text)), about_change=bool(_SELF.match(text)),
         title=title, whole_work=whole_work)
+
+
+# A plan, not the code as it is: "we should go over ...", "TODO", "at some point", "for now" (the
+# 11 such sentences of the tune sentence labels are all no knowledge).
+_PLAN = re.compile(
+    r"\b(?:(?:we|i|you)\s+(?:should|could|might|will|need\s+to|have\s+to|may\s+want\s+to)\s+"
+    r"(?:go\s+over|revisit|look\s+(?:into|at)|consider|eventually|later|investigate|think\s+about"
+    r"|clean\s+up|follow\s+up)|todo|fixme|in\s+(?:a|the)\s+(?:future|follow[- ]up)|at\s+some\s+point"
+    r"|for\s+now|later\s+on)\b", re.I)
+
+
+# Pasted code, a template or a table, not prose: six or more of these, over 4% of the text (the
+# 7 such sentences of the tune sentence labels are all no knowledge).
+_CODE_MARKS = re.compile(r"[{};=$|&]")
+CODE_MARKS_MIN, CODE_MARKS_SHARE = 6, 0.04
+
+
+def fragment(text: str) -> bool:
+    """Alone on a card the sentence continues one that is not there, lost its start, speaks of
+    the tests, is a plan or is pasted code (never shown)."""
+    marks = len(_CODE_MARKS.findall(text))
+    return bool(_FRAGMENT.match(text) or _HEADLESS.match(text) or _ABOUT_TESTS.search(text)
+                or _PLAN.search(text)
+                or (marks >= CODE_MARKS_MIN and marks > CODE_MARKS_SHARE * len(text)))
 
 
 def confidence(item: ItemEvidence) -> float:

@@ -78,3 +78,33 @@ REJECTED = re.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 BEFORE = re.compile(r"^(?:prior\ to|before|until)\ this\b", re.IGNORECASE)
+# A sentence a record's decision never is (records.distil): it states no choice, however the
+# classifier reads it. A guess or an aside ("There's probably a better way", "This may still
+# fail", "one may argue"); a sentence that opens on the background ("However ...", "Since ...",
+# "Ever since Ruby 2.3 ...", "That is ..."); one that says what does not work ("Storing the
+# flags there does not work when ...", "... which will mess up the rdb"); the state before the
+# change ("we were checking", "had to be"); a verdict ("It's clearer if ...", "this is an
+# unnecessary maintenance burden"); what the author wanted or noticed ("We want ...", "I
+# realized ...").
+NOT_A_CHOICE = re.compile(
+    r"""\b(?:probably|almost\ certainly|(?:may|might)\ still|should\ be\ able\ to|just\ try\ to
+        |in\ general|one\ may\ argue|for\ some\ reason)\b
+    | ^\W*(?:however|while|since|given\ that|ever\ since|that\ is|although|even\ though)\b
+    | \b(?:(?:does|do|did)\s?n[o']t\s+work|(?:is|are)(?:\s+not|n't)\s+(?:sufficient|enough|possible)
+        |no\ (?:good\ )?ways?\ to|mess(?:es)?\ up|there\ is\ no\ requirement)\b
+    | \b(?:was|were)\s+\w+ing\b | \bhad\ to\b | (?<!be\ )(?<!been\ )(?<!is\ )(?<!are\ )\bused\ to\b
+    | \bthe\ previous\ behaviou?r\b | ^\W*we\ had\b
+    | ^\W*(?:it'?s|it\ is|it\ was|this\ is|this\ was|that'?s)\b
+    | ^\W*(?:we|i)\s+(?:want|wanted|realized|realised|noticed|found)\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+# ... unless it also says what the change does ("we create a specialised function", "now it
+# checks", "instead of relying on indices, which doesn't work").
+CHOICE_MADE = re.compile(r"\b(?:now|instead|in\ lieu\ of|rather\ than|we\ (?:create|add|use|make"
+                         r"|keep|move|call|check|skip|return|only))\b", re.IGNORECASE)
+# A title that states the failure ("trim_prefix causing --use-strict flag to fail", "the bit
+# position ... may overflow"): the problem, not what was chosen.
+FAILURE_TITLE = re.compile(
+    r"\bcaus(?:e|es|ed|ing)\b[^.]{0,60}\bto\s+(?:fail|crash|hang|break|leak)\b"
+    r"|\b(?:may|might|can|could|will)\s+(?:overflow|crash|fail|hang|leak|deadlock|segfault)\b"
+    r"|\b(?:fails|crashes|hangs|leaks|overflows|segfaults|deadlocks)\b", re.IGNORECASE)

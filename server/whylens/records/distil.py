@@ -22,7 +22,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from whylens.knowledge.classify import SentenceModel
-from whylens.knowledge.cues import ACTION_VERBS, BEFORE, CAUSE, DECISION, REJECTED, STRONG_CAUSE
+from whylens.knowledge.cues import (ACTION_VERBS, BEFORE, CAUSE, CHOICE_MADE, DECISION,
+                                   FAILURE_TITLE, NOT_A_CHOICE, REJECTED, STRONG_CAUSE)
 from whylens.knowledge.features import CommitKind, sentence_features
 from whylens.knowledge.heuristics import vetoed
 from whylens.knowledge.subjects import housekeeping_text, test_note
@@ -78,7 +79,7 @@ def distil(title: Claim | None, claims: Sequence[Claim], kind: CommitKind,
     problems = [(p["problem"], c) for c, is_title, p in scored if not is_title
                 and c not in rejected and best(p) == "problem" and p["problem"] >= PROBLEM_MIN
                 and not _step(c.text, steps) and not test_note(c.text)
-                and not _says_what_was_done(c.text)]
+                and not _says_what_was_done(c.text) and not _SUBJECTLESS.match(c.text)]
     problem = max(problems, key=lambda pc: pc[0])[1] if problems else None
     cause = _unique(c for c, is_title, p in scored if not is_title and c is not problem
                     and c not in rejected
@@ -98,8 +99,12 @@ def distil(title: Claim | None, claims: Sequence[Claim], kind: CommitKind,
     # the title when it is the decision, and the one sentence most surely the decision besides
     ranked = sorted(chosen, key=lambda t: (not t[0], -t[1]))
     titled = [c for is_title, _, c in ranked if is_title]
-    others = [c for is_title, _, c in ranked if not is_title]
-    decision = _unique(titled + others[:MAX_DECISIONS - len(titled)])
+    # the best of the rest, unless it makes no choice (then the thread names none besides: the
+    # next one down is rarer still a decision); a title that states the failure holds its place
+    # the same way
+    others = [c for is_title, _, c in ranked if not is_title][:MAX_DECISIONS - len(titled)]
+    decision = _unique([c for c in titled if not _failure_title(c.text)]
+                       + [c for c in others if not _no_choice(c.text)])
 
     def weighed(claim: Claim) -> Claim:  # a card's confidence starts from it (knowledge.confidence)
         origin = title if title is not None and claim.unit == title.unit else claim  # or cut from it
@@ -107,6 +112,18 @@ def distil(title: Claim | None, claims: Sequence[Claim], kind: CommitKind,
 
     return (weighed(problem) if problem else None, tuple(map(weighed, cause)),
             tuple(map(weighed, decision)), tuple(map(weighed, rejected)))
+
+
+def _failure_title(text: str) -> bool:
+    """A title that only states what fails: the work's problem, not its decision."""
+    return bool(FAILURE_TITLE.search(text)) and not _opens_with_action(text) \
+        and not DECISION.search(text)
+
+
+def _no_choice(text: str) -> bool:
+    """A guess, the background, what does not work, the state before, a verdict: no choice
+    (``cues.NOT_A_CHOICE``), unless it also says what the change does."""
+    return bool(NOT_A_CHOICE.search(text)) and not CHOICE_MADE.search(text)
 
 
 def _step(text: str, subjects: set[str]) -> bool:
@@ -123,8 +140,15 @@ def _norm(text: str) -> str:
 
 
 _DID = re.compile(r"^(?:i|we)\s+(?:also\s+|then\s+|just\s+)?(?:\w+ed|made|wrote|rewrote|took)\b"
+                  r"|^\W*(?:a\s+)?(?:small|minor|quick|trivial)\s+(?:fix|change|cleanup|refactor)\b"
                   r"|^\W*(?:this|the)\s+(?:commit|change|patch|pr|pull\s+request|fix|approach|solution"
                   r"|implementation)\b", re.I)
+
+
+# A sentence whose subject was cut off ("doesn't work with redirects, we try ..."): a fragment of
+# the one before, never a record's problem on its own (lower case only: "Is" opens a question).
+_SUBJECTLESS = re.compile(r"^(?:doesn'?t|does\s+not|don'?t|do\s+not|isn'?t|is\s+not|aren'?t|fails?"
+                          r"|breaks?|can'?t|cannot|won'?t|will\s+not)\b")
 
 
 def _says_what_was_done(text: str) -> bool:

@@ -3,7 +3,9 @@
 A record is undone when its outcome (``evidence.record_outcome``) is reverted or superseded; a
 unit when its commit was reverted (by a revert that itself stands, ``evidence.revert_check``) or
 belongs to undone work. The record of the revert itself is no decision of its own on that card:
-what it says becomes the reason on the undone item's line ("reverted in X: reason").
+what it says becomes the reason on the undone item's line ("reverted in X: reason"). Undone
+housekeeping (a docstring reworded and put back) is neither current nor history: it never
+explained the code.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from whylens.knowledge.subjects import housekeeping_text, housekeeping_work
 from whylens.models import Record, Reversal, Unit
 from whylens.records.outcome import supersedes
 from whylens.retrieval.evidence import reverting_commits
@@ -29,9 +32,13 @@ def split_current(reader: IndexReader, records: Sequence[Record], outcomes: dict
     ``reverted`` says whether a commit's revert stands."""
     undone_work = {sha: r for r in records if outcomes.get(r.id) in UNDONE for sha in r.fixing_commits}
     reversals = [_reversal(reader, r, outcomes[r.id], r.fixing_commits, records, units)
-                 for r in records if outcomes.get(r.id) in UNDONE]
+                 for r in records if outcomes.get(r.id) in UNDONE
+                 and not housekeeping_work(r.title, r.files)]
     current_units: list[Unit] = []
     for unit in units:
+        if (reverted(unit.commit) or unit.commit in undone_work) \
+                and housekeeping_text(unit.content):
+            continue
         if reverted(unit.commit):
             reversals.append(_reversal(reader, unit, "reverted", (unit.commit,), records, units))
         elif unit.commit in undone_work:

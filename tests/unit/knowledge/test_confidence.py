@@ -52,6 +52,31 @@ def test_what_a_card_never_shows():
     assert not never_shown(item(commit_symbols=wide, text=WHY.replace("Connections", "Pool.get()")))
 
 
+@pytest.mark.parametrize("text, hidden", [
+    # lost its start (no subject; a subordinate clause with no main clause) or is an aside
+    ("was released on 2022-06-25 with the removal of Python 3.6 support, which aligns with our "
+     "requirement.", True),
+    ("since the names may change in the near future due to inconsistencies", True),
+    ("when set -o nounset in Bash, the warnings of unbound variables will break the bash "
+     "completion.", False),
+    ("Not that it would matter much, but this change makes the short circuit twice as fast.", True),
+    # a plan, not the code as it is
+    ("We should go over the pool's locking again at some point, because the server closes idle "
+     "sockets.", True),
+    # pasted code, not prose
+    ("{{if .HasSubCommands}} Additional help topics: {{range .Commands}} {{rpad .CommandPath "
+     ".Padding}} {{end}}{{end}}", True),
+    ("Use ${variable:-} substitution in Bash, that assigns an empty string as default for unbound "
+     "variables.", False),
+    # about the tests, not the code
+    ("This is not done in the test cases, which means that they fail when run on a system that "
+     "is behind a proxy.", True),
+])
+def test_a_sentence_that_explains_nothing_alone_is_never_shown(text, hidden):
+    item = evidence(text, "constraint", 0.9, "Pool.get", "body", ("Pool.get",))
+    assert never_shown(item) is hidden
+
+
 def test_confidence_rises_with_what_the_sentence_says():
     def conf(text=WHY, knowledge=0.9, field="constraint", change="body"):
         return confidence(evidence(text, field, knowledge, "Pool.get", change, ("Pool.get",)))

@@ -81,6 +81,43 @@ def test_what_was_done_is_never_the_problem(sentence) -> None:
     assert fields.problem is None
 
 
+@pytest.mark.parametrize("sentence", [
+    "There's probably a better way to do this.",  # a guess
+    "This may still fail in certain cases but does properly handle the pool by returning it.",
+    "However a looping request is recoverable if the pool still did not hand out a connection.",
+    "Ever since Python 3.7 it has been possible to reuse pooled connections across threads.",
+    "Storing the connections there does not work when you add the pool before the session.",
+    "Inside Pool.get() we were checking for an empty free list.",  # the state before
+    "It's clearer if there's a single free list.",  # a verdict
+    "We want to have the pool for such programs because it will allow reusing connections.",
+])
+def test_a_sentence_that_makes_no_choice_is_no_decision(sentence) -> None:
+    fields = fields_of("Fix pool exhaustion", sentence + "\n\nGuard the free list with a lock "
+                       "so that two threads never take the same connection.")
+    assert sentence not in [c.text for c in fields.decision]
+
+
+def test_a_choice_with_its_background_is_a_decision() -> None:
+    sentence = ("Since it only needs the first value, we create a specialised getter for the pool "
+                "instead of a loop.")
+    fields = fields_of("Speed up pool lookups", sentence)
+    assert sentence in [c.text for c in fields.decision]
+
+
+@pytest.mark.parametrize("title", ["trim_prefix causing the strict flag to fail",
+                                   "On 32 bit platforms the pool's bit position may overflow"])
+def test_a_title_that_states_the_failure_is_no_decision(title) -> None:
+    fields = fields_of(title, "")
+    assert title not in [c.text for c in fields.decision]
+    assert fields_of("Add a timeout option to the pool", "").decision  # a choice stays
+
+
+def test_a_problem_cut_from_its_subject_is_no_problem() -> None:
+    fields = fields_of("Implement pool retries", "doesn't work with redirects, we try to "
+                       "connect to the server a second time with a used connection.")
+    assert fields.problem is None
+
+
 def test_chatter_and_housekeeping_prose_fill_no_field() -> None:
     fields = fields_of("Guard the pool", "Thanks for the review, merging now.\n\nLooks good to me.")
     assert not fields.cause and not fields.rejected and fields.problem is None

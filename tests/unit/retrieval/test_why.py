@@ -166,3 +166,26 @@ def test_knowledge_from_a_reverted_change_is_history_not_current(make_repo, tmp_
     assert "must reject closed connections" not in current
     card = hover_card(story) or ""
     assert "**Constraint:** Pool.put must reject" not in card
+
+
+def test_undone_housekeeping_is_neither_current_nor_history(make_repo, tmp_path):
+    from whylens.index.store import IndexStore
+    from whylens.pipeline import run_index
+    from whylens.render.rationale import rationale
+
+    documented = POOL_V5.replace("    def put(self, item):\n", "    def put(self, item):\n"
+                                 '        """Put an item back (timeout=None: never blocks)."""\n')
+    repo = make_repo("reverted-docs")
+    repo.commit("Add the pool", {"src/pool.py": POOL_V5})
+    docs = repo.commit("Document the default timeout of put\n\nSpecified the default argument for "
+                       "params that have a default in the docstring so that the default is easier "
+                       "to see from the code.", {"src/pool.py": documented})
+    repo.commit(f"Revert the docstring change\n\nThis reverts commit {docs}.",
+                {"src/pool.py": POOL_V5})
+    run_index(repo.root, tmp_path / "index")
+    with IndexStore(tmp_path / "index").reader() as reader:
+        story = why(reader, "src/pool.py", symbol="Pool.put", repo_root=repo.root, now=NOW)
+    assert not any(u.commit == docs for u in story.units)
+    assert not any(getattr(r.item, "commit", None) == docs
+                   or docs in getattr(r.item, "fixing_commits", ()) for r in story.reversals)
+    assert "### Reverted" not in rationale(story)  # the history table still lists both
