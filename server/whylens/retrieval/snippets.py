@@ -9,7 +9,9 @@ vectors), mixed with ``rerank.SENTENCE_LEXICAL``. The budget is filled best sent
 79% of the time, the single best sentence 46%, the message's first sentences 62%), skipping a
 sentence that repeats one already taken and, beside the best, one of fewer than three words;
 they are shown in the message's order. A best sentence longer than the budget is cut around
-the words the question shares with it.
+the words the question shares with it. The title is printed above the snippet (`whylens search`,
+MCP), so a sentence the title already says and a line of issue references take no room (tune
+half, in-sample: the answer sentence in the first 256 printed characters 0.250 -> 0.289).
 """
 
 from __future__ import annotations
