@@ -14,7 +14,9 @@ never-happened, off-topic). Systems, all over the mirror's HEAD:
 - `git log -i --all-match --grep=...` with the question's words, dropping the most common word
   until something matches; newest first.
 Measures (answerable questions unless said): answer sentence within the first 256 characters
-of what the reader sees (WhyLens: the hits' snippets in order; baselines: the hits' messages),
+of what the reader sees (WhyLens: what `whylens search` prints of the hits in order, each one's
+title and then its snippet less the title; baselines: the hits' messages; `snippets_256`: the
+hits' snippets alone, as measured before round 7),
 right commit in the top 10, top 1, MRR@10, false abstention; silence on never-happened and on
 off-topic questions. Latency per query is printed too (warm reader; machine load as it was).
 """
@@ -34,7 +36,7 @@ from qbench import (HELD_OUT, MIRRORS, TUNE, Answer, RawBM25, answer_shown,  # n
 from whylens.index.store import IndexStore  # noqa: E402
 
 SYSTEMS = ("whylens", "whylens, gate off", "bm25 raw messages", "git log --grep")
-COLUMNS = ("within_256", "top10", "top1", "mrr", "false_abstention", "silent_never",
+COLUMNS = ("within_256", "snippets_256", "top10", "top1", "mrr", "false_abstention", "silent_never",
            "silent_offtopic")
 
 

@@ -137,10 +137,13 @@ def score_table(rows: list[tuple[dict, Answer]]) -> dict[str, float]:
     offtopic = [a for q, a in rows if q["kind"] == "offtopic"]
     ranks = [rank_of(a, wanted_commits(q)) if not a.abstained else None for q, a in answerable]
     shown = [not a.abstained and answer_shown(q["answer"], a.output) for q, a in answerable]
+    snippets = [not a.abstained and answer_shown(q["answer"], a.extra.get("snippets", a.output))
+                for q, a in answerable]
     n = max(len(answerable), 1)
     return {
         "answerable": len(answerable),
         "within_256": sum(shown) / n,
+        "snippets_256": sum(snippets) / n,
         "top10": sum(r is not None for r in ranks) / n,
         "top1": sum(r == 1 for r in ranks) / n,
         "mrr": sum(1 / r for r in ranks if r) / n,
@@ -260,15 +263,24 @@ def hit_commits(reader, hit) -> list[str]:
 
 def whylens_answer(reader, query: str, gate: float | None = None, budget: int = BUDGET,
                    **kwargs) -> Answer:
+    """WhyLens's answer; ``output`` is what `whylens search` prints of each hit (its title,
+    then its snippet less the title: ``render.hits.human_lines`` without the type tag and the
+    commit line), ``extra["snippets"]`` the hits' snippets alone (the measure before round 7)."""
+    from whylens.render.hits import flatten, without_title
     from whylens.retrieval.search import search
 
     started = time.perf_counter()
     result = search(reader, query, k=TOP, gate=gate, budget=budget, **kwargs)
     seconds = time.perf_counter() - started
+    printed = []
+    for h in result.hits:
+        title = flatten(h.title)
+        snippet = without_title(flatten(h.snippet), title)
+        printed.append(title + (f"\n{snippet}" if snippet else ""))
     return Answer(commits=[hit_commits(reader, h) for h in result.hits],
-                  output="\n".join(h.snippet or h.title for h in result.hits),
-                  abstained=result.abstained, seconds=seconds,
-                  extra={"confidence": result.confidence})
+                  output="\n".join(printed), abstained=result.abstained, seconds=seconds,
+                  extra={"confidence": result.confidence,
+                         "snippets": "\n".join(h.snippet or h.title for h in result.hits)})
 
 
 def split_args(doc: str, tune: tuple[str, ...], held_out: tuple[str, ...]):

@@ -225,8 +225,8 @@ def search(reader: IndexReader, query: str, k: int = 10, types: list[str] | None
     shown = [(s, s.item) for s in ranking.ranked[:k + SPARE] if s.item is not None]
     terms = reader.query_terms(ranking.plan.lexical)
     fresh = iter(snippets(reader, ranking.plan, [i for s, i in shown if not s.sentences], budget))
-    texts = [pack(s.sentences, s.sentence_scores, terms, budget) if s.sentences else next(fresh)
-             for s, _ in shown]
+    texts = [pack(s.sentences, s.sentence_scores, terms, budget, title=item.title)
+             if s.sentences else next(fresh) for s, item in shown]
     hits = fold_changes([(replace(to_hit(item, s.score, links), snippet=text), change_of(item))
                          for (s, item), text in zip(shown, texts)])[:k]
     items = {item.id: item for _, item in shown}

@@ -57,11 +57,39 @@ def test_search_prints_the_answer_sentences_under_the_title(indexed, index_dir, 
     assert code == 0
     title, snippet, citation = out.splitlines()[:3]
     assert title.startswith("[") and snippet.startswith("    ")
-    assert "blocked forever" in snippet or "hang forever" in snippet
+    shown = title + snippet  # a fact's title is its sentence: the snippet then says the rest
+    assert "blocked forever" in shown or "hang forever" in shown
     assert shas["deadlock"][:12] in citation or shas["timeout"][:12] in citation
     code, out, _ = run(capsys, "search", "why would send hang forever?", "--repo", repo.root,
                        "--index-dir", index_dir, "-k", "1", "--json", "--budget", "40")
     assert code == 0 and 0 < len(json.loads(out)["results"][0]["snippet"]) <= 40
+
+
+def test_search_spends_the_snippet_on_what_the_title_line_does_not_say(make_repo, index_dir,
+                                                                       capsys):
+    """The title is printed above the snippet: a snippet that quoted the subject again (or
+    "subject (#42)") had that much less room for the sentence that explains, and a line of
+    issue references is no answer. Here the explaining sentence only fits without the subject."""
+    repo = make_repo()
+    subject = "Escape the URL printed in the plain text body of redirect responses"
+    repo.commit(f"{subject} (#42)\n\n{subject}\n\nThis prevents old browsers from sniffing "
+                "the plain text body as markup and running the script a crafted location holds, "
+                "which made redirects a cross-site scripting hole.\n\ncloses #4802 closes #4803",
+                {"lib/response.js": "res.redirect = function () {}\n"})
+    repo.commit("Add a changelog entry for the next release",
+                {"History.md": "unreleased\n"})
+    code, _, err = run(capsys, "index", "--repo", repo.root, "--index-dir", index_dir)
+    assert code == 0, err
+    query = "why escape the URL printed in the plain text body of redirect responses?"
+    code, out, _ = run(capsys, "search", query, "--repo", repo.root, "--index-dir", index_dir,
+                       "--json", "-k", "1", "--budget", "200")
+    hit = json.loads(out)["results"][0]
+    assert code == 0 and hit["title"].startswith(subject)
+    assert "cross-site scripting hole" in hit["snippet"], hit["snippet"]
+    assert subject not in hit["snippet"] and "closes #" not in hit["snippet"]
+    code, out, _ = run(capsys, "search", query, "--repo", repo.root, "--index-dir", index_dir,
+                       "-k", "1", "--budget", "200")
+    assert code == 0 and out.count(subject) == 1 and "cross-site scripting hole" in out
 
 
 @pytest.mark.parametrize("args, message", [

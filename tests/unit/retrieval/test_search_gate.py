@@ -137,7 +137,8 @@ def test_a_snippet_quotes_sentences_never_fragments(reader):
     assert hit.commit == sha(10)
     assert "bypass the proxy" in hit.snippet
     assert "[1]" not in hit.snippet and "Closes" not in hit.snippet
-    assert not hit.snippet.startswith("Fix ")
+    # "Fix" alone is never quoted (the prose joins it to the line it wrapped into)
+    assert not hit.snippet.startswith("Fix …") and " … Fix" not in hit.snippet
 
 
 def test_a_snippet_never_says_the_same_sentence_twice(reader):
@@ -306,6 +307,22 @@ def test_beside_the_best_sentence_a_snippet_skips_two_word_lines():
     assert "Avoid repeated calls" in text and "certificate checks" in text
     assert "Stay safe" not in text and "Add test" not in text
     assert pack(["Certificate pinning.", "Add test"], [0.5, 0.1], [], 256) == "Certificate pinning."
+
+
+def test_a_snippet_leaves_out_what_its_title_says():
+    """The title is printed above the snippet: a sentence whose words it holds (the subject,
+    or the subject and a PR number) is left out while another can be shown; a line of issue
+    references never fills a snippet; a title that only opens a longer sentence keeps it."""
+    from whylens.retrieval.snippets import pack
+
+    title = "Ignore Object.prototype values in settings"
+    group = [title + " (#4803)", "closes #4802 closes #4803",
+             "app.get('constructor') returned a function from the prototype chain."]
+    text = pack(group, [0.9, 0.5, 0.4], [], 256, title=title)
+    assert text == group[2]
+    assert pack(group[:2], [0.9, 0.5], [], 256, title=title) == group[0]  # all there is
+    cut = "app.get('constructor') returned a function from…"
+    assert pack(group, [0.9, 0.5, 0.4], [], 256, title=cut) == f"{group[0]} … {group[2]}"
 
 
 def test_a_word_in_no_document_and_no_dictionary_is_foreign(reader):
