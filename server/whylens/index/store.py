@@ -40,8 +40,9 @@ from whylens.index.schema import SCHEMA_VERSION
 # .13: lines ended early split paragraphs, "FORK ... BACKTRACK" one sentence, records' problem
 # needs 0.40 and is never the title restated, a test note, or what was done;
 # .14: changed lines that differ by a moved brace or hold a doc comment's inner lines are judged
-# on the whole definition, which makes no event when only its comments and blanks changed
-PIPELINE_VERSION = f"{SCHEMA_VERSION}.14"
+# on the whole definition, which makes no event when only its comments and blanks changed;
+# .15: a Kotlin block that only returns and its expression body are the same code
+PIPELINE_VERSION = f"{SCHEMA_VERSION}.15"
 
 
 def outdated_reason(meta: dict) -> str | None:
