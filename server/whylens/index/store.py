@@ -40,8 +40,11 @@ from whylens.index.schema import SCHEMA_VERSION
 # .13: lines ended early split paragraphs, "FORK ... BACKTRACK" one sentence, records' problem
 # needs 0.40 and is never the title restated, a test note, or what was done;
 # .14: changed lines that differ by a moved brace or hold a doc comment's inner lines are judged
-# on the whole definition, which makes no event when only its comments and blanks changed
-PIPELINE_VERSION = f"{SCHEMA_VERSION}.15"
+# on the whole definition, which makes no event when only its comments and blanks changed;
+# .15: a record's decision is a choice (no guess, background, verdict); card items that lost their
+# start, speak of the tests, plan or paste code are never shown;
+# .16: a Kotlin block that only returns and its expression body are the same code
+PIPELINE_VERSION = f"{SCHEMA_VERSION}.16"
 
 
 def outdated_reason(meta: dict) -> str | None:

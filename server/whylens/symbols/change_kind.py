@@ -18,8 +18,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from whylens.models import FORMATTING_KIND
+from whylens.symbols.annotations import typing_only
 from whylens.symbols.formatting import (
-    differs_beyond_brackets, formatting_only, raw_tokens, strip_comments, typing_only,
+    differs_beyond_brackets, formatting_only, raw_tokens, strip_comments,
 )
 from whylens.symbols.tracking import span_text
 

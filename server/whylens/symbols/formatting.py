@@ -10,11 +10,12 @@ file, a definition, or the removed and added lines of a hunk):
   quote styles mean the same thing (Python, JavaScript/TypeScript, PHP, Ruby without
   interpolation); a comma before a closing bracket, parentheses around a whole expression in a
   delimited slot (``return (x)``, ``x = (a + b)``, ``f((y))``) and JavaScript semicolons are
-  dropped. Python keeps its structure: every logical line starts with a token holding its
+  dropped; a Kotlin block that only returns (``{ return x }``) is the expression body ``= x``
+  (ktlint's rewrite). Python keeps its structure: every logical line starts with a token holding its
   indentation, so moving a statement into a block is never formatting.
 
-``typing_only`` (Python) says that the versions differ only by type annotations (parameter and
-return annotations, annotated assignments, ``typing`` imports). ``surely_differs`` is the C-speed
+``typing_only`` (``symbols.annotations``) says that Python versions differ only by type
+annotations. ``surely_differs`` is the C-speed
 pre-check the anchorer runs first: True means some token certainly changed.
 """
 
@@ -30,20 +31,21 @@ from whylens.symbols.lexer import (
 
 _JS = frozenset({"javascript", "typescript", "tsx"})
 
-_OPEN = {b"(": b")", b"[": b"]", b"{": b"}"}
-_CLOSE = frozenset({b")", b"]", b"}"})
+OPEN = {b"(": b")", b"[": b"]", b"{": b"}"}
+CLOSE = frozenset({b")", b"]", b"}"})
 # A parenthesised expression may lose its parentheses when it fills a whole delimited slot:
 # preceded by one of these and followed by one of ``_SLOT_AFTER`` (or the end).
 _SLOT_BEFORE = frozenset({b"=", b"(", b"[", b",", b"{", b"return", b":"})
 _PY_SLOT_BEFORE = _SLOT_BEFORE | {b"yield", b"in", b"if", b"elif", b"while", b"assert",
                                   b"await", b"else", b"+=", b"-=", b"|=", b"&="}
 _SLOT_AFTER = frozenset({b")", b"]", b"}", b",", b";", b":"})
-_INDENT = b"\x00I"  # a Python logical line's indentation token starts with this
+INDENT = b"\x00I"  # a Python logical line's indentation token starts with this
 
 _LAYOUT = b" \t\r\n\f\v'\"`(),\\;"  # bytes formatting may add, drop or swap
 # what a diff may move between the changed lines of one definition: a formatter that re-nests a
 # block leaves a closing brace the diff pairs with another line (okhttp's Spotless reformat)
 _MOVABLE = _LAYOUT + b"{}[]"
+_RETURN = re.compile(rb"\breturn\b")
 
 def _string_value(language: str, text: bytes) -> bytes:
     """A string token as compared: its value where quote styles are equivalent."""
@@ -93,15 +95,15 @@ def raw_tokens(language: str, text: bytes) -> Iterator[tuple[bytes, int]]:
             line += value.count(b"\n")
             continue
         if python and at_start and depth == 0:
-            yield _INDENT + str(indent).encode(), line
+            yield INDENT + str(indent).encode(), line
         at_start = False
         if kind == "s":
             yield _string_value(language, value), line
             line += value.count(b"\n")
             continue
-        if value in _OPEN:
+        if value in OPEN:
             depth += 1
-        elif value in _CLOSE and depth:
+        elif value in CLOSE and depth:
             depth -= 1
         yield value, line
 
@@ -111,12 +113,34 @@ def normalise(language: str, pairs: list[tuple[bytes, int]]) -> list[tuple[bytes
     (JavaScript) semicolons."""
     js = language in _JS
     kept = [p for p in pairs if not (js and p[0] == b";")]
+    if language == "kotlin":
+        kept = _expression_bodies(kept)
     out: list[tuple[bytes, int]] = []
     for index, pair in enumerate(kept):
-        if pair[0] == b"," and index + 1 < len(kept) and kept[index + 1][0] in _CLOSE:
+        if pair[0] == b"," and index + 1 < len(kept) and kept[index + 1][0] in CLOSE:
             continue
         out.append(pair)
     return _drop_parentheses(language, out)
+
+
+def _expression_bodies(pairs: list[tuple[bytes, int]]) -> list[tuple[bytes, int]]:
+    """Kotlin: every block whose first statement is a ``return`` as an expression body,
+    ``{ return x }`` as ``= x`` (code after that return never runs; where the block is not a
+    function's body, the rewritten side is no Kotlin a formatter writes)."""
+    stack: list[int] = []
+    rewrite: dict[int, int] = {}
+    for index, (value, _) in enumerate(pairs):
+        if value == b"{":
+            stack.append(index)
+        elif value == b"}" and stack:
+            start = stack.pop()
+            if index > start + 1 and pairs[start + 1][0] == b"return":
+                rewrite[start] = index
+    if not rewrite:
+        return pairs
+    drop = set(rewrite.values()) | {start + 1 for start in rewrite}
+    return [(b"=", line) if index in rewrite else (value, line)
+            for index, (value, line) in enumerate(pairs) if index not in drop]
 
 
 def _drop_parentheses(language: str, pairs: list[tuple[bytes, int]]) -> list[tuple[bytes, int]]:
@@ -124,11 +148,11 @@ def _drop_parentheses(language: str, pairs: list[tuple[bytes, int]]) -> list[tup
     stack: list[tuple[int, bool]] = []  # (index of "(", a top-level comma inside)
     partner: dict[int, int] = {}
     for index, (value, _) in enumerate(pairs):
-        if value in _OPEN:
+        if value in OPEN:
             stack.append((index, False))
         elif value == b"," and stack:
             stack[-1] = (stack[-1][0], True)
-        elif value in _CLOSE and stack:
+        elif value in CLOSE and stack:
             start, comma = stack.pop()
             if pairs[start][0] == b"(" and value == b")" and not comma and index > start + 1:
                 partner[start] = index
@@ -139,8 +163,8 @@ def _drop_parentheses(language: str, pairs: list[tuple[bytes, int]]) -> list[tup
         end = partner[start]
         previous = _neighbour(pairs, start, -1, drop)
         following = _neighbour(pairs, end, 1, drop)
-        if (previous is None or previous in before_ok or previous.startswith(_INDENT)) and (
-                following is None or following in _SLOT_AFTER or following.startswith(_INDENT)):
+        if (previous is None or previous in before_ok or previous.startswith(INDENT)) and (
+                following is None or following in _SLOT_AFTER or following.startswith(INDENT)):
             drop.update((start, end))
     return [p for i, p in enumerate(pairs) if i not in drop]
 
@@ -185,9 +209,17 @@ def squeeze(language: str, text: bytes, drop: bytes = _LAYOUT) -> bytes:
     return strip_comments(language, text).translate(None, drop)
 
 
+def _squeezed(language: str, text: bytes, drop: bytes = _LAYOUT) -> bytes:
+    """``squeeze`` as the formatting pre-checks compare: for Kotlin also without what an
+    expression body rewrites (braces, ``return``, ``=``)."""
+    if language == "kotlin":
+        return squeeze(language, _RETURN.sub(b"", text), drop + b"{}=")
+    return squeeze(language, text, drop)
+
+
 def surely_differs(language: str, old: bytes, new: bytes) -> bool:
     """True when some token certainly changed (C-speed); False means "maybe only layout"."""
-    return squeeze(language, old) != squeeze(language, new)
+    return _squeezed(language, old) != _squeezed(language, new)
 
 
 def differs_beyond_brackets(language: str, old: bytes, new: bytes) -> bool:
@@ -202,7 +234,7 @@ _COMMENT_LINE = re.compile(rb"^[ \t]*(?:\*|/\*|//).*\n?", re.MULTILINE)
 
 
 def _unbracketed(language: str, text: bytes) -> bytes:
-    return squeeze(language, text, _MOVABLE)
+    return _squeezed(language, text, _MOVABLE)
 
 
 def _uncommented(language: str, text: bytes) -> bytes:
@@ -219,7 +251,7 @@ def formatting_only(language: str | None, old: bytes, new: bytes) -> bool:
     if not language or surely_differs(language, old, new):
         return False
     if language == "python":
-        same = _same_ast(old, new, strip_types=False)
+        same = same_ast(old, new)
         if same is not None:
             return same
     else:
@@ -229,50 +261,7 @@ def formatting_only(language: str | None, old: bytes, new: bytes) -> bool:
     return tokens(language, old) == tokens(language, new)
 
 
-def typing_only(language: str | None, old: bytes, new: bytes) -> bool:
-    """Python: the versions differ, but only by type annotations (and typing imports)."""
-    if language != "python" or old == new:
-        return False
-    same = _same_ast(old, new, strip_types=True)
-    if same is not None:
-        return same and not formatting_only(language, old, new)
-    stripped_old = strip_annotations(list(raw_tokens(language, old)))
-    stripped_new = strip_annotations(list(raw_tokens(language, new)))
-    if stripped_old == stripped_new:
-        return tokens(language, old) != tokens(language, new)
-    return False
-
-
 # -- Python ------------------------------------------------------------------------------------
-
-_TYPING_MODULES = frozenset({"typing", "typing_extensions", "__future__"})
-
-
-class _StripTypes(ast.NodeTransformer):
-    """Annotations out: parameters, returns, annotated assignments, typing imports."""
-
-    def visit_arg(self, node: ast.arg) -> ast.arg:
-        node.annotation = None
-        return node
-
-    def _function(self, node):
-        node.returns = None
-        self.generic_visit(node)
-        return node
-
-    visit_FunctionDef = visit_AsyncFunctionDef = _function
-
-    def visit_AnnAssign(self, node: ast.AnnAssign):
-        if node.value is None:
-            return None
-        return ast.Assign(targets=[node.target], value=node.value)
-
-    def visit_ImportFrom(self, node: ast.ImportFrom):
-        return None if node.module in _TYPING_MODULES else node
-
-    def visit_Import(self, node: ast.Import):
-        return None if all(a.name in _TYPING_MODULES for a in node.names) else node
-
 
 def _margin(texts: list[str]) -> int:
     """Length of the leading whitespace every non-blank line of ``texts`` shares."""
@@ -296,8 +285,10 @@ def _margin(texts: list[str]) -> int:
     return len(prefix or "")
 
 
-def _same_ast(old: bytes, new: bytes, strip_types: bool) -> bool | None:
-    """AST equality of two Python snippets; None when either side does not parse alone."""
+def same_ast(old: bytes, new: bytes,
+             transform: ast.NodeTransformer | None = None) -> bool | None:
+    """AST equality of two Python snippets (each first rewritten by ``transform``, if given);
+    None when either side does not parse alone."""
     try:
         texts = [old.decode("utf-8"), new.decode("utf-8")]
     except UnicodeDecodeError:
@@ -309,95 +300,7 @@ def _same_ast(old: bytes, new: bytes, strip_types: bool) -> bool | None:
             tree = ast.parse("\n".join(line[margin:] for line in text.split("\n")))
         except (SyntaxError, ValueError, MemoryError, RecursionError):
             return None
-        if strip_types:
-            tree = _StripTypes().visit(tree)
+        if transform is not None:
+            tree = transform.visit(tree)
         trees.append(ast.dump(tree, annotate_fields=False, include_attributes=False))
     return trees[0] == trees[1]
-
-
-_TYPE_TOKENS = re.compile(rb"^(?:[A-Za-z_\x80-\xff][\w\x80-\xff]*|[.\[\],|]|S.*|\d+)$",
-                          re.DOTALL)
-_KEYWORDS = frozenset({b"else", b"try", b"finally", b"lambda", b"except", b"class", b"def",
-                       b"if", b"elif", b"while", b"for", b"with", b"return", b"match", b"case"})
-
-
-def strip_annotations(pairs: list[tuple[bytes, int]]) -> list[bytes]:
-    """Python tokens without annotations: ``: T`` of parameters, ``-> T``, ``x: T`` of an
-    annotated assignment (the whole line when it has no value), typing imports."""
-    values = [t for t, _ in pairs]
-    out: list[bytes] = []
-    i, depth, in_params = 0, 0, False
-    line_start = 0
-    while i < len(values):
-        value = values[i]
-        if value.startswith(_INDENT):
-            line_start = len(out)
-            rest = values[i + 1:i + 4]
-            if rest[:1] == [b"from"] and len(rest) > 1 and rest[1] in {b"typing", b"__future__",
-                                                                         b"typing_extensions"}:
-                i = _end_of_line(values, i + 1)
-                continue
-            if rest[:2] == [b"import", b"typing"]:
-                i = _end_of_line(values, i + 1)
-                continue
-            out.append(value)
-            i += 1
-            continue
-        if value == b"def":
-            in_params = True
-        if value in _OPEN:
-            depth += 1
-        elif value in _CLOSE:
-            depth = max(depth - 1, 0)
-            if depth == 0:
-                in_params = False if value == b")" and in_params else in_params
-        if value == b"->" or (value == b":" and in_params and depth == 1):
-            i = _skip_type(values, i + 1, stop={b",", b")", b"=", b":"} if value == b":"
-                           else {b":"})
-            continue
-        if value == b":" and depth == 0 and _annotated_target(out[line_start:]):
-            end = _skip_type(values, i + 1, stop={b"="})
-            if end >= len(values) or values[end] != b"=":
-                del out[line_start + 1:]  # ``x: int`` declares nothing at run time
-                i = end
-                continue
-            i = end
-            continue
-        out.append(value)
-        i += 1
-    return out
-
-
-def _end_of_line(values: list[bytes], i: int) -> int:
-    while i < len(values) and not values[i].startswith(_INDENT):
-        i += 1
-    return i
-
-
-def _skip_type(values: list[bytes], i: int, stop: set[bytes]) -> int:
-    """Index just past a type expression starting at ``i`` (brackets balanced)."""
-    depth = 0
-    while i < len(values):
-        value = values[i]
-        if value.startswith(_INDENT) and depth == 0:
-            return i
-        if depth == 0 and value in stop:
-            return i
-        if value in _OPEN:
-            depth += 1
-        elif value in _CLOSE:
-            if depth == 0:
-                return i
-            depth -= 1
-        elif depth == 0 and not _TYPE_TOKENS.match(value):
-            return i
-        i += 1
-    return i
-
-
-def _annotated_target(line: list[bytes]) -> bool:
-    """``x`` / ``self.x`` at the start of a logical line (after its indentation token)."""
-    body = line[1:] if line and line[0].startswith(_INDENT) else line
-    if not body or body[0] in _KEYWORDS:
-        return False
-    return all(t == b"." or re.match(rb"^[A-Za-z_\x80-\xff][\w\x80-\xff]*$", t) for t in body)

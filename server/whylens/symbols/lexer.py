@@ -22,6 +22,9 @@ HASH_COMMENTS = frozenset({"python", "ruby"})
 BOTH_COMMENTS = frozenset({"php"})
 BACKTICK = frozenset({"javascript", "typescript", "tsx", "go"})
 QUOTE_EQUIVALENT = frozenset({"python", "javascript", "typescript", "tsx", "php", "ruby"})
+# Where raw tokens that differ may still normalise alike: quote styles, and Kotlin, whose
+# normalising rewrites expression bodies (``formatting.normalise``).
+_NORMALISED = QUOTE_EQUIVALENT | {"kotlin"}
 # Lexers with more constructs spanning lines than block comments and continued strings.
 _MULTILINE = frozenset({"python", "ruby", "rust"}) | BACKTICK
 _MARGIN = 16  # bytes a lexer match may read past its end (rust raw strings aside)
@@ -76,9 +79,9 @@ def lexer(language: str) -> re.Pattern[bytes]:
 def raw_verdict(language: str, old: bytes, new: bytes) -> bool | None:
     """Whether two texts have the same normalised ``formatting.tokens``, when their raw
     tokens (strings as written) tell: True when those are the same; False when they differ
-    even without the commas, semicolons and parentheses normalising may drop (and strings
-    compare as written: not where quote styles are equivalent); None when normalising decides
-    (the caller compares whole token lists then). Not for Python, whose logical lines carry
+    even without the commas, semicolons and parentheses normalising may drop (not where
+    ``_NORMALISED`` holds the language); None when normalising decides (the caller compares
+    whole token lists then). Not for Python, whose logical lines carry
     indentation tokens, nor Rust (a raw string's ``#`` run)."""
     if language in ("python", "rust"):
         return None
@@ -90,7 +93,7 @@ def raw_verdict(language: str, old: bytes, new: bytes) -> bool | None:
     ours, theirs = _tokens_until_met(pattern, old, new, start, tail)
     if ours == theirs:
         return True
-    if language not in QUOTE_EQUIVALENT and [t for t in ours if t not in _DROPPABLE] != [
+    if language not in _NORMALISED and [t for t in ours if t not in _DROPPABLE] != [
             t for t in theirs if t not in _DROPPABLE]:
         return False
     return None

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from whylens.symbols.formatting import formatting_only, surely_differs, tokens, typing_only
+from whylens.symbols.annotations import typing_only
+from whylens.symbols.formatting import formatting_only, surely_differs, tokens
 
 SAME = [  # (language, old, new): only formatting differs
     ("python", b"x = foo(a, b)\n", b"x = foo(\n    a,\n    b,\n)\n"),

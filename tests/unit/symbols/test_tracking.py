@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from whylens.symbols.anchor import Anchorer
 from whylens.symbols.extract import parse_outline
+from whylens.symbols.formatting import formatting_only
 from whylens.symbols.hunks import diff_hunks
 from whylens.symbols.tracking import FileState, born_spans, track_back
 
@@ -273,6 +274,43 @@ def test_a_reformat_that_moves_a_closing_brace_is_formatting(make_repo):
                                                              "callTimeoutMillis.toLong() * 2"))
     assert spotless == [("RealCall", "formatting", None)]
     assert slower == [("RealCall", "body", None)]
+
+
+CONNECTION = '''\
+class Http2Connection(builder: Builder) : Closeable {
+  fun newStream(
+    requestHeaders: List<Header>,
+    out: Boolean,
+  ): Http2Stream {
+    return newStream(0, requestHeaders, out)
+  }
+
+  fun build(): Http2Connection {
+    val connection = Http2Connection(this)
+    return connection
+  }
+}
+'''
+# okhttp a51cfbf ("Update dependency spotless-plugin-gradle to v7" + "Reformat"): ktlint writes a
+# function whose block only returns as an expression body; the same function.
+EXPRESSION_BODY = CONNECTION.replace('''  ): Http2Stream {
+    return newStream(0, requestHeaders, out)
+  }
+''', "  ): Http2Stream = newStream(0, requestHeaders, out)\n")
+
+
+def test_a_block_that_only_returns_written_as_an_expression_body_is_formatting(make_repo):
+    ktlint, other = reformat_then_change(make_repo, "Http2Connection.kt", CONNECTION,
+                                         EXPRESSION_BODY, EXPRESSION_BODY.replace(
+                                             "newStream(0,", "newStream(1,"))
+    assert ktlint == [("Http2Connection.newStream", "formatting", None)]
+    assert other == [("Http2Connection.newStream", "body", None)]
+    # a block with more than its return is no expression body
+    assert not formatting_only("kotlin", CONNECTION.encode(), CONNECTION.replace(
+        '''  fun build(): Http2Connection {
+    val connection = Http2Connection(this)
+    return connection
+  }''', "  fun build(): Http2Connection = Http2Connection(this)").encode())
 
 
 
