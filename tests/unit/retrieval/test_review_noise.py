@@ -53,9 +53,11 @@ def _fixed_client(make_repo, index_dir, name: str, reason: str):
 
 def test_a_rewrite_that_only_moves_a_fixs_import_is_silent_one_that_drops_its_logic_is_not(make_repo, index_dir):
     repo, fix = _fixed_client(make_repo, index_dir, "imports", "Floats lost digits; a null body crashed later.")
-    repo.write("src/client.py", CLIENT_FIXED.replace("from decimal import Decimal\n", "import decimal\nDecimal = decimal.Decimal\n"))
+    moved = CLIENT_FIXED.replace("from decimal import Decimal\n", "import decimal\nDecimal = decimal.Decimal\n")
+    repo.write("src/client.py", moved)
     assert _found(repo, index_dir, "rewrites-fix") == []
-    repo.write("src/client.py", CLIENT_FIXED.replace('    if data is None:\n        raise ValueError("empty document")\n', ""))
+    guard = '    if data is None:\n        raise ValueError("empty document")\n'
+    repo.write("src/client.py", CLIENT_FIXED.replace(guard, ""))
     assert [s.evidence for s in _found(repo, index_dir, "rewrites-fix")] == [(fix,)]
 
 
