@@ -180,12 +180,16 @@ _REFERENCE = re.compile(r"^(#\d+|[\w.-]+/[\w.-]+#\d+|\S+://\S+|@[\w-]+|see|close
 
 
 def not_guarded(view: FileView) -> bool:
-    """Files whose fixes are not failures a review guards against: anything but product source
-    (tests, examples, docs, build manifests, files of no programming language), vendored or
-    generated copies, and files this change deletes whole."""
-    return view.change.status == "D" or bool(_NOT_PRODUCT.search(view.path)) \
-        or bool(_BUILD.search(view.path)) or language_for_path(view.path) is None \
-        or path_skip_reason(view.path) in ("vendored", "generated", "minified", "lock_file")
+    """Files whose fixes are not failures a review guards against: anything but product source,
+    and files this change deletes whole."""
+    return view.change.status == "D" or not product_source(view.path)
+
+
+def product_source(path: str) -> bool:
+    """Not tests, examples, docs, build manifests, files of no programming language, vendored or
+    generated copies."""
+    return not (_NOT_PRODUCT.search(path) or _BUILD.search(path) or language_for_path(path) is None
+                or path_skip_reason(path) in ("vendored", "generated", "minified", "lock_file"))
 
 
 def _unquote(subject: str) -> str:

@@ -60,3 +60,14 @@ def test_one_change_without_a_fix_is_not_fragile(make_repo, index_dir):
     run_index(repo.root, index_dir)
     _change(repo)
     assert _found(repo, index_dir) == []
+
+
+def test_one_fix_after_a_burst_of_changes_stays_under_the_gate(make_repo, index_dir):
+    repo = make_repo("burst")
+    repo.commit("Add the parser\n", {"parse.py": _parser(0)}, days=40)
+    for i in range(1, 6):
+        repo.commit(f"Teach parse comment form {i}\n", {"parse.py": _parser(i)}, days=3)
+    repo.commit("Fix crash in parse on comment forms\n", {"parse.py": _parser(6)}, days=3)
+    run_index(repo.root, index_dir)
+    _change(repo)
+    assert _found(repo, index_dir) == []
