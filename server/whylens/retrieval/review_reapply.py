@@ -47,6 +47,7 @@ FIX = re.compile(r"\b(fix(e[sd]|ing)?|bug|regression|broke|broken|crash\w*|hotfi
 REVERT_SUBJECT = re.compile(r"^\s*Revert\b", re.I)
 # A fix of these is not a failure a reviewer guards against coming back.
 NOT_A_FAILURE = re.compile(r"\b(typos?|tests?|testing|lint|flake8|pep8|docs?|documentation|spelling|"
+                           r"tabs?/spaces|tabs? and spaces|indentation|"
                            r"grammar|whitespace|formatting|style|ci|build|travis|syntax|merge)\b", re.I)
 MAX_HISTORY_SCAN = 400  # file-history entries looked at per changed file
 MAX_REVERTS_PER_FILE = 24  # every standing revert of a file, in practice (requests' busiest: 19)
@@ -344,11 +345,28 @@ def explains(why: str, subject: str) -> bool:
 
 
 def _only_imports(view: FileView, prints: ChangePrints, found: Overlap) -> bool:
-    """Every line the change takes out of the fix is an import: the module's wiring moved (an
-    unvendored package, a reordered header), the fix's logic is not in it."""
-    text = dict(view.removed)
+    """Every line the change takes out of the fix is part of an import: the module's wiring
+    moved (an unvendored package, a reordered header, a name added to an import list), the
+    fix's logic is not in it."""
     lines = {prints.removed.line_of(k) for k in found.taken}
-    return bool(lines) and all(_IMPORT.match(text.get(n, "")) for n in lines)
+    return bool(lines) and lines <= import_lines(git_lines(view.base_text))
+
+
+def import_lines(lines: list[str]) -> set[int]:
+    """The 1-based numbers of the lines that belong to import statements, with the lines of a
+    bracketed list (``from x import (`` … ``)``, ``import {`` … ``} from``)."""
+    out: set[int] = set()
+    closer = ""
+    for number, line in enumerate(lines, 1):
+        if closer:
+            out.add(number)
+            closer = "" if closer in line else closer
+        elif _IMPORT.match(line):
+            out.add(number)
+            for opener, close in (("(", ")"), ("{", "}")):
+                if opener in line and close not in line.split(opener, 1)[1]:
+                    closer = close
+    return out
 
 
 def revert_undone(found: Overlap) -> float:

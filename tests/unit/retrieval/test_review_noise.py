@@ -101,3 +101,21 @@ def test_re_adding_only_the_authors_line_of_a_reverted_feature_is_not_the_revert
     assert _found(repo, index_dir, "reintroduces-revert") == []
     repo.write("src/client.py", CLIENT_FIXED)  # the whole revert undone: caught as ever
     assert {s.evidence for s in _found(repo, index_dir, "reintroduces-revert")} == {(feature, revert)}
+
+
+def test_a_name_added_to_a_fixs_bracketed_import_list_is_silent(make_repo, index_dir):
+    repo = make_repo("import-list")
+    head = "from .errors import (\n    ParseError,\n)\n\n\n"
+    body = "def load(text):\n    if not text:\n        raise ParseError('empty')\n    return text.split(',')\n"
+    repo.commit("Add the loader\n", {"src/loader.py": head + body})
+    fixed = head.replace("    ParseError,\n", "    ParseError, EmptyError,\n")
+    fix = repo.commit("Fix the crash on empty input: raise EmptyError\n",
+                      {"src/loader.py": fixed + body.replace("ParseError('empty')", "EmptyError('empty')")})
+    run_index(repo.root, index_dir)
+    repo.git("checkout", "-q", "-b", "feature")
+    text = (repo.root / "src/loader.py").read_text(encoding="utf-8")
+    longer = text.replace("    ParseError, EmptyError,\n", "    ParseError, EmptyError, LoadWarning,\n")
+    repo.write("src/loader.py", longer)
+    assert _found(repo, index_dir, "rewrites-fix") == []
+    repo.write("src/loader.py", text.replace("        raise EmptyError('empty')\n", "        return []\n"))
+    assert [s.evidence for s in _found(repo, index_dir, "rewrites-fix")] == [(fix,)]
