@@ -326,7 +326,7 @@ class Suggestion:
     line: int
     side: str  # RIGHT (new code) or LEFT (deleted code), as GitHub names them
     kind: str  # reintroduces-revert | reintroduces-fixed | rewrites-fix | reverted-before |
-    #            reintroduces-pitfall | constraint | decision-context | co-change
+    #            reintroduces-pitfall | constraint | decision-context | co-change | fragile
     body: str  # markdown with provenance links
     confidence: float
     evidence: tuple[str, ...] = ()  # unit / record ids / commit shas it rests on

@@ -118,7 +118,7 @@ export interface Suggestion {
   path: string; // repository-relative, forward slashes
   line: number; // 1-based
   side: 'RIGHT' | 'LEFT';
-  kind: string; // reintroduces-revert | reintroduces-fixed | rewrites-fix | reverted-before | reintroduces-pitfall | constraint | decision-context | co-change
+  kind: string; // reintroduces-revert | reintroduces-fixed | rewrites-fix | reverted-before | reintroduces-pitfall | constraint | decision-context | co-change | fragile
   body: string; // markdown with provenance links
   confidence: number;
   evidence: string[];

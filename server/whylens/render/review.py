@@ -21,6 +21,7 @@ KIND_TITLES = {
     "constraint": "A recorded constraint applies",
     "decision-context": "A past decision explains this code",
     "co-change": "Usually changes together with untouched code",
+    "fragile": "Every recent change here needed a fix",
 }
 KIND_HELP = {
     "reintroduces-revert": "The added lines match (normalised tokens, winnowed fingerprints) lines "
@@ -39,6 +40,8 @@ KIND_HELP = {
                         "is; the change touches its decision or a rejected alternative.",
     "co-change": "History changes this file or symbol together with another one (support and "
                  "confidence over its recent commits) that this change leaves untouched.",
+    "fragile": "Each of the changed symbol's last five changes was followed within 30 days by a "
+               "fix of it; the suggestion cites the fixes.",
 }
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 

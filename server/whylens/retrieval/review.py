@@ -11,12 +11,15 @@ The checks, each in its own module with its confidence set out next to it:
   the added code uses; and ``reverted-before`` / ``decision-context`` from reverted changes and
   records of the symbol;
 - co-change (``review_cochange``): a file or symbol that history changes together with the
-  changed one, untouched here.
+  changed one, untouched here;
+- ``fragile`` (``review_fragile``): every one of the changed symbol's last changes was followed
+  by a fix.
 
 ``GATE`` drops the rest; it was chosen on the tune repositories' replay (bench/replay_review.py,
 hand labels in bench/labels/review-requests.tsv and review-express.tsv) and reported on held-out
 ones. ``cap`` keeps the best; one point (path, line, side) gets one suggestion of each kind, one
-piece of evidence is never cited twice, and a change gets one constraint (its best matched). A
+piece of evidence is never cited twice, and a change gets one constraint and one ``fragile``
+(its best). A
 diff of more than ``MAX_REVIEW_LINES`` changed lines is reviewed up to that many (files in diff
 order), and the report says so.
 """
@@ -32,6 +35,7 @@ from whylens.retrieval import review_cochange, review_reapply
 from whylens.retrieval.evidence import anchored_exactly, has_fix_edge
 from whylens.retrieval.review_constraints import constraints, current_facts
 from whylens.retrieval.review_context import ReviewContext
+from whylens.retrieval.review_fragile import fragile
 from whylens.retrieval.review_hunks import (
     ChangedSymbol, TextReader, changed_lines, changed_symbols, file_view, safe_read,
 )
@@ -51,6 +55,7 @@ GATE = 0.55
 # Fourth round (review4, + sinatra): the gate and these shifts stay; constraints on a file-wide
 # anchor are off (``review_constraints.WIDE_SHIFT``). Sixth round (review6, requests, express,
 # sinatra; re-applied reverts matched whatever the index run or the revert's form): unchanged.
+# Eighth round (review8, the same three; noise rules, ``fragile``): unchanged, ``fragile`` unshifted.
 KIND_SHIFT: dict[str, float] = {
     "reintroduces-fixed": -0.2, "rewrites-fix": -0.1, "reintroduces-pitfall": -0.2,
     "reverted-before": -0.2, "co-change": -0.4,
@@ -116,7 +121,7 @@ def review_report(reader, repo_root, changes: list[FileChange], read_head: TextR
             _check_symbol(ctx, where, view.paths, neighbours, message)
     review_reapply.check(ctx, views, patches)
     review_cochange.check(ctx, views, exists or (lambda p: safe_read(read_head, p) is not None))
-    found = _one_constraint([calibrated(s) for s in _superseded_dropped(ctx.out, gate)])
+    found = _one_per_change([calibrated(s) for s in _superseded_dropped(ctx.out, gate)])
     return ReviewReport(select(found, cap=cap, gate=gate), tuple(notices), len(views),
                         sum(changed_lines(v.change) for v in views))
 
@@ -135,14 +140,19 @@ def _superseded_dropped(found: list[Suggestion], gate: float) -> list[Suggestion
     return [s for s in found if not (s.kind == "reverted-before" and shown & set(s.evidence))]
 
 
-def _one_constraint(found: list[Suggestion]) -> list[Suggestion]:
-    """One constraint per change, the best matched: a change touching many symbols meets many
-    of their Facts, and a reviewer asked "does this keep it?" five times reads none of them."""
-    rules = [s for s in found if s.kind == "constraint"]
-    if len(rules) <= 1:
-        return found
-    best = min(rules, key=lambda s: (-s.confidence, s.path, s.line))
-    return [s for s in found if s.kind != "constraint" or s is best]
+ONE_PER_CHANGE = ("constraint", "fragile")
+
+
+def _one_per_change(found: list[Suggestion]) -> list[Suggestion]:
+    """One constraint and one ``fragile`` per change, the best: a change touching many symbols
+    meets many of their Facts (or fixes), and a reviewer asked "does this keep it?" five times
+    reads none of them."""
+    for kind in ONE_PER_CHANGE:
+        rules = [s for s in found if s.kind == kind]
+        if len(rules) > 1:
+            best = min(rules, key=lambda s: (-s.confidence, s.path, s.line))
+            found = [s for s in found if s.kind != kind or s is best]
+    return found
 
 
 def _within(changes: list[FileChange], max_lines: int) -> tuple[list[FileChange], int]:
@@ -170,7 +180,9 @@ def _check_symbol(ctx: ReviewContext, where: ChangedSymbol, paths: list[str],
         units = _first_nonempty(lambda p: reader.units_for_symbol(name, path=p), paths)
         units = [u for u in units if name in u.symbols]
         history = _first_nonempty(lambda p: reader.symbol_history(name, path=p), paths)
-        reverted_before(ctx, where, name, sorted(history, key=lambda e: -e.timestamp), units)
+        history = sorted(history, key=lambda e: -e.timestamp)
+        reverted_before(ctx, where, name, history, units)
+        fragile(ctx, where, name, history)
         own_patterns = [u for u in units if u.type == "pattern"]
         records = _first_nonempty(lambda p: reader.records_for_symbol(name, path=p), paths)
         facts = current_facts(ctx, [u for u in units if u.type == "fact"], records)

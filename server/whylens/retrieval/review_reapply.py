@@ -16,10 +16,12 @@ that re-applies a reverted change scores 0.95–1.
 the fix's own lines are taken out too).
 ``rewrites-fix``: the change removes lines a fix added but brings nothing of the old code back:
 0.25 + 0.35 × share, +0.15 when the fix is at most 30 days old (+0.05 up to 180), +0.1 when it
-says why.
+says why (more than its subject, and more than issue pointers).
 Fixes of tests, typos, docs, lint, builds or merges are not failures to guard against, nor are
-fixes outside product source (tests, examples, docs, vendored or generated files) or in a file the
-change deletes: left out. A deleted file counts against a revert only when the revert restored
+fixes outside product source (tests, examples, docs, build manifests, vendored or generated files)
+or in a file the change deletes: left out; nor is a rewrite that only takes out a fix's import
+lines. A revert is matched in prose files (AUTHORS, a changelog) only when it changed nothing
+else or the change touches its code too. A deleted file counts against a revert only when the revert restored
 most of it (the change deletes again what the revert brought back).
 Only matches inside the symbols the revert or fix changed count (or outside any symbol). A finding
 needs ``MIN_MATCHED`` shared fingerprints, or all of them when the revert or fix is tiny; it cites
@@ -45,6 +47,7 @@ FIX = re.compile(r"\b(fix(e[sd]|ing)?|bug|regression|broke|broken|crash\w*|hotfi
 REVERT_SUBJECT = re.compile(r"^\s*Revert\b", re.I)
 # A fix of these is not a failure a reviewer guards against coming back.
 NOT_A_FAILURE = re.compile(r"\b(typos?|tests?|testing|lint|flake8|pep8|docs?|documentation|spelling|"
+                           r"tabs?/spaces|tabs? and spaces|indentation|"
                            r"grammar|whitespace|formatting|style|ci|build|travis|syntax|merge)\b", re.I)
 MAX_HISTORY_SCAN = 400  # file-history entries looked at per changed file
 MAX_REVERTS_PER_FILE = 24  # every standing revert of a file, in practice (requests' busiest: 19)
@@ -164,15 +167,30 @@ def find_past(ctx: ReviewContext, views: list[FileView]) -> list[Past]:
 
 _NOT_PRODUCT = re.compile(r"(^|/)(tests?|spec|specs|__tests__|testing|examples?|samples?|demos?|"
                           r"docs?|benchmarks?)/|(^|/)test_[^/]*$|_test\.\w+$|\.(test|spec)\.\w+$")
+# Build and dependency manifests: a fix there is a fix of the build (requests' "fix setup.py for
+# oauth removal", sinatra's Gemfile workarounds), not a failure of the product.
+_BUILD = re.compile(r"(^|/)(setup\.py|Gemfile|[^/]+\.gemspec|Rakefile|[Gg]runtfile\.js|[Gg]ulpfile\.js|"
+                    r"(webpack|rollup|karma)\.conf(ig)?\.\w+|Makefile|CMakeLists\.txt|build\.gradle(\.kts)?|"
+                    r"noxfile\.py|fabfile\.py)$")
+# An import line: which names a module uses is wiring, not the logic a fix guards.
+_IMPORT = re.compile(r"^\s*(from\s+\S+\s+import\b|import\b|require(_relative)?\b|"
+                     r"(var|let|const)\s+[\w${}\s,:]+=\s*require\s*\(|export\b.*\bfrom\b|#include\b)")
+# Pointers that explain nothing: "See judofyr/temple#86 Closes #156".
+_REFERENCE = re.compile(r"^(#\d+|[\w.-]+/[\w.-]+#\d+|\S+://\S+|@[\w-]+|see|closes?|fix(es)?|refs?|resolves?|"
+                        r"cc|and|[\[\](),.:;]+)$", re.I)
 
 
 def not_guarded(view: FileView) -> bool:
-    """Files whose fixes are not failures a review guards against: anything but product source
-    (tests, examples, docs, files of no programming language), vendored or generated copies,
+    """Files whose fixes are not failures a review guards against: anything but product source,
     and files this change deletes whole."""
-    return view.change.status == "D" or bool(_NOT_PRODUCT.search(view.path)) \
-        or language_for_path(view.path) is None \
-        or path_skip_reason(view.path) in ("vendored", "generated", "minified", "lock_file")
+    return view.change.status == "D" or not product_source(view.path)
+
+
+def product_source(path: str) -> bool:
+    """Not tests, examples, docs, build manifests, files of no programming language, vendored or
+    generated copies."""
+    return not (_NOT_PRODUCT.search(path) or _BUILD.search(path) or language_for_path(path) is None
+                or path_skip_reason(path) in ("vendored", "generated", "minified", "lock_file"))
 
 
 def _unquote(subject: str) -> str:
@@ -264,8 +282,19 @@ def check(ctx: ReviewContext, views: list[FileView], patches: PatchReader | None
                 found = within(found, mine, symbols, nested=item.kind == "revert")
             if mine.loose and found.matched < found.could_return + found.could_go:
                 continue
+            if item.kind == "revert" and _prose_only(ctx, item):
+                continue
             if substantial(found) and not _swept_away(by_path[path], patch, found):
                 _report(ctx, mine, item, commit, found)
+
+
+def _prose_only(ctx: ReviewContext, item: Past) -> bool:
+    """The change touches only prose files of a revert that changed code elsewhere (an AUTHORS
+    line of a reverted feature, the feature untouched): that is not the revert coming back. A
+    revert of prose only, or one whose code files the change touches, is matched as usual."""
+    if any(language_for_path(p) is not None for p in (*item.where, *item.where.values())):
+        return False
+    return any(language_for_path(e.path) is not None for e in ctx.reader.events_of(item.sha))
 
 
 def _report(ctx: ReviewContext, prints: ChangePrints, item: Past, commit: CommitPatch,
@@ -296,13 +325,48 @@ def _report(ctx: ReviewContext, prints: ChangePrints, item: Past, commit: Commit
                 f"{found.back_share:.0%} of the lines it replaced are back.")
         ctx.add(view.path, line, side, "reintroduces-fixed", body, confidence, (item.sha,), symbol)
         return
-    explained = len(why.split()) >= 6 and why.rstrip(".") != item.subject.strip().rstrip(".")
+    if _only_imports(view, prints, found):
+        return
+    explained = explains(why, item.subject)
     fresh = 0.15 if ctx.recent(item.timestamp, days=30) else 0.05 if recent else 0.0
     confidence = 0.25 + 0.35 * found.taken_share + fresh + (0.1 if explained else 0)
     body = (f"This rewrites lines that a fix added: {change_ref(item.sha, item.pr, ctx.links)} "
             f"“{inline(item.subject, 100)}” ({when}): “{why}” "
             f"{found.taken_share:.0%} of its lines are changed here; check that what it fixed stays fixed.")
     ctx.add(view.path, line, side, "rewrites-fix", body, confidence, (item.sha,), symbol)
+
+
+def explains(why: str, subject: str) -> bool:
+    """A fix's reason says more than its subject: six words or more, three of them not mere
+    pointers (issue numbers, links, "Closes")."""
+    words = why.split()
+    prose = [w for w in words if not _REFERENCE.match(w.strip("\\"))]
+    return len(words) >= 6 and len(prose) >= 3 and why.rstrip(".") != subject.strip().rstrip(".")
+
+
+def _only_imports(view: FileView, prints: ChangePrints, found: Overlap) -> bool:
+    """Every line the change takes out of the fix is part of an import: the module's wiring
+    moved (an unvendored package, a reordered header, a name added to an import list), the
+    fix's logic is not in it."""
+    lines = {prints.removed.line_of(k) for k in found.taken}
+    return bool(lines) and lines <= import_lines(git_lines(view.base_text))
+
+
+def import_lines(lines: list[str]) -> set[int]:
+    """The 1-based numbers of the lines that belong to import statements, with the lines of a
+    bracketed list (``from x import (`` … ``)``, ``import {`` … ``} from``)."""
+    out: set[int] = set()
+    closer = ""
+    for number, line in enumerate(lines, 1):
+        if closer:
+            out.add(number)
+            closer = "" if closer in line else closer
+        elif _IMPORT.match(line):
+            out.add(number)
+            for opener, close in (("(", ")"), ("{", "}")):
+                if opener in line and close not in line.split(opener, 1)[1]:
+                    closer = close
+    return out
 
 
 def revert_undone(found: Overlap) -> float:

@@ -45,7 +45,7 @@ def test_sarif_is_valid_against_the_official_schema(suggestions):
     assert rule_ids == ["whylens/reintroduces-revert", "whylens/reintroduces-fixed",
                         "whylens/rewrites-fix", "whylens/reverted-before",
                         "whylens/reintroduces-pitfall", "whylens/constraint",
-                        "whylens/decision-context", "whylens/co-change"]
+                        "whylens/decision-context", "whylens/co-change", "whylens/fragile"]
     assert len(run["results"]) == len(suggestions)
     for result, s in zip(run["results"], suggestions):
         assert rule_ids[result["ruleIndex"]] == result["ruleId"] == f"whylens/{s.kind}"

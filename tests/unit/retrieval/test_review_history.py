@@ -10,7 +10,7 @@ from whylens.history.repo import open_repository
 from whylens.index.store import IndexStore
 from whylens.pipeline import run_index
 from whylens.models import FileChange, Hunk, Suggestion, Symbol, Unit
-from whylens.retrieval.review import GATE, _one_constraint, review
+from whylens.retrieval.review import GATE, _one_per_change, review
 from whylens.retrieval import review_constraints
 from whylens.retrieval.review_constraints import constraints
 from whylens.retrieval.review_context import ReviewContext
@@ -248,16 +248,16 @@ def test_a_fact_naming_code_counts_only_when_the_added_code_names_it(retry_repo)
     assert [s.evidence[0] for s in said] == ["f-timeout"] and "session.get" in said[0].body
 
 
-def test_a_change_gets_one_constraint_its_best():
+def test_a_change_gets_one_per_change_its_best():
     def rule(path, line, confidence, fact):
         return Suggestion(path=path, line=line, side="RIGHT", kind="constraint", body=fact,
                           confidence=confidence, evidence=(fact,))
     other = Suggestion(path="a.py", line=1, side="RIGHT", kind="rewrites-fix", body="b",
                        confidence=0.7, evidence=("sha",))
     found = [rule("a.py", 3, 0.6, "f1"), other, rule("b.py", 9, 0.75, "f2"), rule("a.py", 5, 0.75, "f3")]
-    kept = _one_constraint(found)
+    kept = _one_per_change(found)
     assert other in kept and [s.evidence for s in kept if s.kind == "constraint"] == [("f3",)]
-    assert _one_constraint([other]) == [other]
+    assert _one_per_change([other]) == [other]
 
 
 def test_a_file_wide_anchor_carries_no_constraint_or_only_facts_naming_the_added_code(retry_repo, monkeypatch):

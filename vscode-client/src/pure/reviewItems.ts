@@ -10,6 +10,7 @@ const KIND_TITLES: Record<string, string> = {
   constraint: 'Constraint',
   'decision-context': 'Decision context',
   'co-change': 'Usually changes together',
+  fragile: 'Every recent change needed a fix',
 };
 
 export function kindTitle(kind: string): string {

@@ -1,0 +1,73 @@
+"""``fragile`` on a real history: every recent change of a function was followed by a fix."""
+
+from __future__ import annotations
+
+from whylens.cli.review import change_message, history_patches, revision_reader
+from whylens.history.diff import diff_changes
+from whylens.history.repo import open_repository
+from whylens.index.store import IndexStore
+from whylens.pipeline import run_index
+from whylens.retrieval.review import GATE, review
+
+
+def _parser(step: int) -> str:
+    checks = "".join(f"    if text.startswith('#{i}'):\n        return None\n" for i in range(step))
+    return ("def other(value):\n    return value\n\n\n"
+            f"def parse(text):\n{checks}    parts = text.split(',')\n    return [p.strip() for p in parts]\n")
+
+
+def _history(repo, fixed_after: int) -> None:
+    """``parse`` changed five times; the first ``fixed_after`` changes each got a fix a week later."""
+    step = 0
+    repo.commit("Add the parser\n", {"parse.py": _parser(step)}, days=40)
+    for i in range(5):
+        step += 1
+        repo.commit(f"Teach parse comment form {i}\n", {"parse.py": _parser(step)}, days=40)
+        if i < fixed_after:
+            step += 1
+            repo.commit(f"Fix crash in parse on comment form {i}\n", {"parse.py": _parser(step)}, days=7)
+
+
+def _found(repo, index_dir) -> list:
+    with IndexStore(index_dir).reader() as reader, open_repository(repo.root) as git:
+        base = git.resolve("main")
+        out = review(reader, repo.root, diff_changes(git, base, None),
+                     lambda path: (repo.root / path).read_text(encoding="utf-8"),
+                     read_base=revision_reader(git, base), patches=history_patches(git),
+                     message=change_message(git, base, None))
+    return [s for s in out if s.kind == "fragile"]
+
+
+def _change(repo) -> None:
+    repo.git("checkout", "-q", "-b", "feature")
+    text = (repo.root / "parse.py").read_text(encoding="utf-8")
+    repo.write("parse.py", text.replace("text.split(',')", "text.split(';')"))
+
+
+def test_a_function_whose_last_five_changes_were_each_fixed_is_fragile(make_repo, index_dir):
+    repo = make_repo("fragile")
+    _history(repo, fixed_after=5)
+    run_index(repo.root, index_dir)
+    _change(repo)
+    found = _found(repo, index_dir)
+    assert [(s.symbol, s.path) for s in found] == [("parse", "parse.py")]
+    assert found[0].confidence >= GATE and "Fix crash in parse on comment form 4" in found[0].body
+
+
+def test_one_change_without_a_fix_is_not_fragile(make_repo, index_dir):
+    repo = make_repo("steady")
+    _history(repo, fixed_after=4)  # the newest change was never fixed
+    run_index(repo.root, index_dir)
+    _change(repo)
+    assert _found(repo, index_dir) == []
+
+
+def test_one_fix_after_a_burst_of_changes_stays_under_the_gate(make_repo, index_dir):
+    repo = make_repo("burst")
+    repo.commit("Add the parser\n", {"parse.py": _parser(0)}, days=40)
+    for i in range(1, 6):
+        repo.commit(f"Teach parse comment form {i}\n", {"parse.py": _parser(i)}, days=3)
+    repo.commit("Fix crash in parse on comment forms\n", {"parse.py": _parser(6)}, days=3)
+    run_index(repo.root, index_dir)
+    _change(repo)
+    assert _found(repo, index_dir) == []
