@@ -8,14 +8,11 @@ shared with the rationale view (``render.rationale``).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any
 
 from whylens.history.links import WebLinks
 from whylens.models import HistoryEntry, LineChange, Record, Reversal, Story, Unit
-from whylens.knowledge.subjects import strip_prefix
-from whylens.records.extract import strip_refs
 from whylens.markup import code, inline
 from whylens.retrieval.citations import (
     change_ref,
@@ -23,6 +20,7 @@ from whylens.retrieval.citations import (
     item_url,
     record_ref,
 )
+from whylens.retrieval.said_once import repeats, said_once, same_text, summary_parts
 
 MAX_CARD_CHARS = 1200
 CARD_RECORDS = 2
@@ -41,37 +39,6 @@ def day(date: str) -> str:
     return inline((date or "")[:10])
 
 
-def _words(text: str) -> list[str]:
-    """The words a reader compares (numbers too: "4K" is not "8K"), without issue refs or a
-    conventional prefix ("fix(x): ")."""
-    return re.findall(r"[^\W_]+", strip_refs(strip_prefix(text)).lower())
-
-
-def same_text(a: str, b: str) -> bool:
-    """The same words, whatever the markup, case, punctuation or issue references (a cleaned
-    title is the title)."""
-    return _words(a) == _words(b)
-
-
-MIN_RUN_WORDS = 4  # fewer words in common are a phrase two items may share, not a repetition
-
-
-def repeats(text: str, said: Iterable[str]) -> bool:
-    """``text`` says nothing that one of ``said`` does not: the same words (``same_text``), or
-    its words are a run of another's (a sentence of a two-sentence pitfall, a claim cut short
-    at "FORK ..." of "FORK ... BACKTRACK"). A card says each thing once."""
-    words = _words(text)
-    if not words:
-        return False
-    run = f" {' '.join(words)} "
-    for other in said:
-        theirs = _words(other)
-        if theirs == words or (len(words) >= MIN_RUN_WORDS and len(theirs) > len(words)
-                               and run in f" {' '.join(theirs)} "):
-            return True
-    return False
-
-
 def outcome(story: Story, record: Record) -> str:
     return dict(story.outcomes).get(record.id, "landed")
 
@@ -86,16 +53,6 @@ def record_summary(record: Record, limit: int) -> str:
     if rejected:
         text += f"; rejected: {inline(rejected, limit // 2)}"
     return text
-
-
-def summary_parts(record: Record) -> tuple[str, str, str]:
-    """What ``record_summary`` says: (problem or decision or title, a decision, a rejected
-    alternative), "" for a part it leaves out."""
-    problem = record.problem.text if record.problem else ""
-    decisions = [c.text for c in record.decision if not repeats(c.text, [problem])]
-    head = problem or (decisions.pop(0) if decisions else record.title)
-    return head, decisions[0] if decisions else "", (
-        record.rejected[0].text if record.rejected else "")
 
 
 def unit_text(unit: Unit, links: WebLinks | None, limit: int) -> str:
@@ -170,17 +127,6 @@ def _card_records(story: Story) -> list[Record]:
     return [r for r in story.records
             if not (summary_parts(r)[1:] == ("", "") and summary_parts(r)[0] == r.title
                     and repeats(r.title, told))]
-
-
-def said_once(texts: list[str], said: list[str]) -> list[bool]:
-    """Which of ``texts`` to show: not one that repeats ``said`` or another of ``texts`` (of two
-    that say the same, the first is kept; of one inside another, the longer)."""
-    keep: list[bool] = []
-    for i, text in enumerate(texts):
-        longer = [o for j, o in enumerate(texts) if j != i and not same_text(o, text)]
-        keep.append(not (repeats(text, said) or repeats(text, longer) or any(
-            same_text(text, o) for o, kept in zip(texts, keep) if kept)))
-    return keep
 
 
 def _card(story: Story, links: WebLinks | None, limit: int, counts: list[int]) -> str:

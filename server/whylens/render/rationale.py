@@ -15,19 +15,10 @@ from dataclasses import dataclass
 
 from whylens.history.links import WebLinks
 from whylens.models import FORMATTING_KIND, Record, Story, Unit
-from whylens.render.cards import (
-    LABEL,
-    day,
-    line_text,
-    outcome,
-    repeats,
-    reversal_line,
-    said_once,
-    same_text,
-    title,
-)
+from whylens.render.cards import LABEL, day, line_text, outcome, reversal_line, title
 from whylens.markup import code, inline
 from whylens.retrieval.citations import change_ref, commit_ref, record_ref
+from whylens.retrieval.said_once import repeats, said_once, same_text
 
 MAX_WHY_CHARS = 4000
 FIELD_CHARS = 400

@@ -18,6 +18,7 @@ from whylens.records.about import CommitSymbols, claims_about, says_anything
 from whylens.retrieval.evidence import anchored_exactly, has_fix_edge, record_outcome, revert_check
 from whylens.retrieval.paths import read_source, repo_relative, source_bytes
 from whylens.retrieval.reversals import split_current
+from whylens.retrieval.said_once import distinct
 from whylens.retrieval.suggest import check_known_file, check_known_symbol
 from whylens.retrieval.text import relative_age
 from whylens.symbols.languages import language_for_path
@@ -87,8 +88,9 @@ def symbol_story(reader: IndexReader, rel_path: str, target: Symbol, *, now: flo
     outcomes = {r.id: record_outcome(reader, r, candidates) for r in anchored}
     records, current, reversals = split_current(reader, anchored, outcomes, units,
                                                 revert_check(reader))
-    story = Story(path=rel_path, symbol=target, history=history, units=tuple(current),
-                  records=tuple(records), outcomes=tuple(outcomes.items()),
+    shown_units, shown_records = distinct(current, records)  # each thing once, counted once
+    story = Story(path=rel_path, symbol=target, history=history, units=shown_units,
+                  records=shown_records, outcomes=tuple(outcomes.items()),
                   reversals=tuple(reversals),
                   line_change=line_change(reader, rel_path, line, units, anchored))
     return _with_summary(story, now)

@@ -111,3 +111,26 @@ def test_an_ellipsis_between_words_does_not_cut_the_sentence(history):
 def test_two_lines_without_full_stops_are_never_one_item(history):
     text, card = _cards(history, "src/jv.c", "implode")
     assert not any("would assert before Replace" in line for line in _items(text) + _items(card))
+
+
+def _shown(markdown: str, heading: str) -> int:
+    """Items under a ``### heading`` of the rationale: decisions are bold lines, units "- "."""
+    for section in markdown.split("\n### ")[1:]:
+        name, _, body = section.partition("\n")
+        if name.startswith(heading):
+            mark = "**" if heading == "Decisions" else "- "
+            return sum(line.startswith(mark) for line in body.splitlines())
+    return 0
+
+
+@pytest.mark.parametrize("path, symbol", [("client.py", "Response.json"),
+                                          ("client.py", "get_netrc_auth"),
+                                          ("src/jv.c", "gen_foreach"), ("src/jv.c", "implode")])
+def test_the_counts_a_card_gives_are_the_items_it_shows(history, path, symbol):
+    """"1 pitfall known" never heads a card whose only pitfall a decision already says (gin's
+    ServeHTTP: the pitfall was hidden as a repetition and still counted)."""
+    repo, reader = history
+    story = why(reader, path, symbol=symbol, repo_root=repo.root, now=NOW)
+    text = rationale(story, max_chars=None)
+    assert (_shown(text, "Pitfalls"), _shown(text, "Decisions")) == (
+        story.counts.pitfalls, story.counts.records), text

@@ -1,0 +1,89 @@
+"""A card says each thing once: when two texts say the same thing, and a symbol's current
+knowledge with what its decisions or other items already say left out, so the hover, the card,
+the code lens and ``whylens why`` show and count the same items (``Story.counts``)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from whylens.knowledge.subjects import strip_prefix
+from whylens.models import Record, Unit
+from whylens.records.extract import strip_refs
+
+SAID_BY_UNITS = ("pattern", "fact")  # the units a hover shows beside its decisions
+
+
+def _words(text: str) -> list[str]:
+    """The words a reader compares (numbers too: "4K" is not "8K"), without issue refs or a
+    conventional prefix ("fix(x): ")."""
+    return re.findall(r"[^\W_]+", strip_refs(strip_prefix(text)).lower())
+
+
+def same_text(a: str, b: str) -> bool:
+    """The same words, whatever the markup, case, punctuation or issue references (a cleaned
+    title is the title)."""
+    return _words(a) == _words(b)
+
+
+MIN_RUN_WORDS = 4  # fewer words in common are a phrase two items may share, not a repetition
+
+
+def repeats(text: str, said: Iterable[str]) -> bool:
+    """``text`` says nothing that one of ``said`` does not: the same words (``same_text``), or
+    its words are a run of another's (a sentence of a two-sentence pitfall, a claim cut short
+    at "FORK ..." of "FORK ... BACKTRACK"). A card says each thing once."""
+    words = _words(text)
+    if not words:
+        return False
+    run = f" {' '.join(words)} "
+    for other in said:
+        theirs = _words(other)
+        if theirs == words or (len(words) >= MIN_RUN_WORDS and len(theirs) > len(words)
+                               and run in f" {' '.join(theirs)} "):
+            return True
+    return False
+
+
+def said_once(texts: list[str], said: list[str]) -> list[bool]:
+    """Which of ``texts`` to show: not one that repeats ``said`` or another of ``texts`` (of two
+    that say the same, the first is kept; of one inside another, the longer)."""
+    keep: list[bool] = []
+    for i, text in enumerate(texts):
+        longer = [o for j, o in enumerate(texts) if j != i and not same_text(o, text)]
+        keep.append(not (repeats(text, said) or repeats(text, longer) or any(
+            same_text(text, o) for o, kept in zip(texts, keep) if kept)))
+    return keep
+
+
+def summary_parts(record: Record) -> tuple[str, str, str]:
+    """What ``record_summary`` says: (problem or decision or title, a decision, a rejected
+    alternative), "" for a part it leaves out."""
+    problem = record.problem.text if record.problem else ""
+    decisions = [c.text for c in record.decision if not repeats(c.text, [problem])]
+    head = problem or (decisions.pop(0) if decisions else record.title)
+    return head, decisions[0] if decisions else "", (
+        record.rejected[0].text if record.rejected else "")
+
+
+def distinct(units: Sequence[Unit], records: Sequence[Record]
+             ) -> tuple[tuple[Unit, ...], tuple[Record, ...]]:
+    """``units`` and ``records`` each saying something the others do not: a decision known only
+    by a title that a pitfall or constraint says is left out (the unit, typed, cites the same
+    change); a record's field that a unit says gives way to the unit; then a unit that a
+    decision's title or remaining fields say, or another unit says, is left out."""
+    texts = [u.content or u.title for u in units]
+    told = [t for u, t in zip(units, texts) if u.type in SAID_BY_UNITS]
+    kept = tuple(r for r in records if not (summary_parts(r)[1:] == ("", "")
+                                            and summary_parts(r)[0] == r.title
+                                            and repeats(r.title, told)))
+    said = [r.title for r in kept] + [text for r in kept for text in _fields(r)
+                                      if not repeats(text, texts)]
+    keep = said_once(texts, said)
+    return tuple(u for u, shown in zip(units, keep) if shown), kept
+
+
+def _fields(record: Record) -> list[str]:
+    claims = [*([record.problem] if record.problem else []), *record.cause, *record.decision,
+              *record.rejected]
+    return [c.text for c in claims if c.text]
