@@ -62,6 +62,9 @@ class IndexStats:
     # whose contents are missing are in file history only (never fetched)
     commits_missing_objects: int = 0
     partial_clone: bool = False
+    # a segment of a segmented backfill ended (``pipeline.segments``): the token its next
+    # process resumes with (not part of the printed summary)
+    next_segment: str | None = field(default=None, compare=False)
 
     def as_dict(self) -> dict[str, Any]:
         return {

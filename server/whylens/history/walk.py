@@ -119,8 +119,10 @@ def walk(
     ignore_revs: Iterable[str] | None = None,
     keep_patch: Callable[[str], bool] | None = None,
     stats: WalkStats | None = None,
+    skip: int = 0,
 ) -> Generator[Commit, None, None]:
-    """Commits reachable from ``rev`` and not from any of ``exclude``, newest first.
+    """Commits reachable from ``rev`` and not from any of ``exclude``, newest first, past the
+    first ``skip`` of them (a segmented backfill's next segment: git skips them undiffed).
 
     ``skip_reason`` and ``pr`` are filled in; ``ignore_revs`` defaults to the repository's
     ``.git-blame-ignore-revs`` at ``rev``. Merge commits carry no changes; in a shallow clone the
@@ -137,7 +139,7 @@ def walk(
     stats.partial_clone = lazy_fetches(repo)
     if stats.partial_clone and not patches_worth_reading(repo):
         stats.reads = "trees"  # git would fetch (or die over) a blob it lacks: let it need none
-    for commit in _LogReader(repo, revisions, hunks, keep_patch, stats).commits():
+    for commit in _LogReader(repo, revisions, hunks, keep_patch, stats).commits(skip):
         if commit.sha in boundary:
             commit = replace(commit, changes=())
         pr = filters.pr_of(commit)
@@ -156,11 +158,11 @@ class _LogReader:
         self.keep_patch, self.stats = keep_patch, stats
         self.pins = mailmap_pin(repo)
 
-    def commits(self) -> Iterator[Commit]:
-        stats, done, failures = self.stats, 0, 0  # done: commits yielded, in walk order
+    def commits(self, skip: int = 0) -> Iterator[Commit]:
+        stats, done, failures = self.stats, skip, 0  # done: commits passed, in walk order
         while True:
-            skip = [f"--skip={done}"] if done else []
-            proc = self.repo.popen([*self._arguments(stats.reads), *skip, *self.revisions, "--"])
+            past = [f"--skip={done}"] if done else []
+            proc = self.repo.popen([*self._arguments(stats.reads), *past, *self.revisions, "--"])
             _widen_pipe(proc.stdout)
             held: bytes | None = None  # the last record: whole only once git ends well
             finished = False

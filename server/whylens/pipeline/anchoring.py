@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
 import queue
 import signal
 import threading
@@ -74,11 +75,17 @@ class _Both:
     """The anchorer and the line blame, fed the same commits (merges through ``merges``)."""
 
     def __init__(self, read_blob, attributes, head_blobs: dict[str, str],
-                 merges: MergeFiles | None) -> None:
+                 merges: MergeFiles | None, state: dict | None = None) -> None:
         diffs = DiffMemo()  # a merge's diffs, which the blame and the anchorer both make
         self.anchorer = Anchorer(read_blob, attributes=attributes, diffs=diffs)
         self.blame = LineBlame(head_blobs, read_blob, diffs)
         self.merges = merges
+        if state is not None:  # a segmented backfill's next segment
+            self.anchorer.restore(state["anchorer"])
+            self.blame.restore(state["blame"])
+
+    def checkpoint(self) -> dict:
+        return {"anchorer": self.anchorer.checkpoint(), "blame": self.blame.checkpoint()}
 
     def __call__(self, commit: Commit) -> tuple[list[SymbolEvent], list[BlameRun]]:
         if len(commit.parents) > 1:  # a merge changes nothing itself; carry through it
@@ -104,6 +111,8 @@ class Anchoring(Protocol):
 
     def leftover(self) -> list[tuple[str, str, str, list[Segment]]]: ...
 
+    def checkpoint(self) -> bytes | None: ...
+
     def __enter__(self) -> Anchoring: ...
 
     def __exit__(self, *exc: object) -> None: ...
@@ -113,8 +122,10 @@ class InProcessAnchoring:
     """Anchors in the calling process; for small runs."""
 
     def __init__(self, read_blob, attributes, head_blobs: dict[str, str] | None = None,
-                 merges: MergeFiles | None = None) -> None:
-        self._both = _Both(read_blob, attributes, head_blobs or {}, merges)
+                 merges: MergeFiles | None = None, state: bytes | None = None) -> None:
+        self._both = _Both(read_blob, attributes, head_blobs or {}, merges,
+                           pickle.loads(state) if state is not None else None)
+        self.checkpointing = False  # see ``WorkerAnchoring``
 
     def __enter__(self) -> InProcessAnchoring:
         return self
@@ -129,6 +140,11 @@ class InProcessAnchoring:
     def leftover(self) -> list[tuple[str, str, str, list[Segment]]]:
         """The blame lines no walked commit claimed (see ``LineBlame.leftover``)."""
         return list(self._both.blame.leftover())
+
+    def checkpoint(self) -> bytes | None:
+        """What the next segment of a segmented backfill goes on from (``_Both.checkpoint``,
+        pickled as the worker sends it)."""
+        return pickle.dumps(self._both.checkpoint(), protocol=5)
 
     def anchored(self, commits: Iterable[Commit]) -> Iterator[Anchored]:
         for commit in commits:
@@ -146,7 +162,8 @@ class WorkerAnchoring:
     """
 
     def __init__(self, repo_path, attributes, head_blobs: dict[str, str] | None = None,
-                 lookahead: int | None = None, chunk: int | None = None) -> None:
+                 lookahead: int | None = None, chunk: int | None = None,
+                 state: bytes | None = None) -> None:
         self._chunk = chunk or CHUNK_COMMITS
         self._lookahead = max(lookahead or LOOKAHEAD_COMMITS, self._chunk)
         context = multiprocessing.get_context("spawn")  # no inherited git pipes, no fork+threads
@@ -155,8 +172,13 @@ class WorkerAnchoring:
         self._process = context.Process(
             target=_serve, name="whylens-anchor", daemon=True,
             args=(str(repo_path), list(attributes), head_blobs or {}, self._worker_commits,
-                  self._worker_events, os.getpid()))
+                  self._worker_events, os.getpid(), state is not None))
+        self._restore = state
         self.stats: dict[str, Any] = {}
+        # set before the commits run out: the worker then answers with its state (``checkpoint``)
+        # instead of its statistics, for the next segment of a segmented backfill
+        self.checkpointing = False
+        self._state: bytes | None = None
         self._leftover: list[tuple[str, str, str, list[Segment]]] = []
         self._pending_bytes = 0
 
@@ -169,6 +191,9 @@ class WorkerAnchoring:
         self._process.start()
         self._worker_commits.close()  # the worker's ends: if it dies, ours see EOF
         self._worker_events.close()
+        if self._restore is not None:  # the state it goes on from, first on its pipe
+            state, self._restore = self._restore, None
+            self._commits_out.send_bytes(state)
         return self
 
     def __exit__(self, *exc) -> None:
@@ -177,6 +202,11 @@ class WorkerAnchoring:
     def leftover(self) -> list[tuple[str, str, str, list[Segment]]]:
         """The blame lines no walked commit claimed (sent by the worker at the end)."""
         return self._leftover
+
+    def checkpoint(self) -> bytes | None:
+        """The worker's state, pickled, once it answered a checkpoint (see ``checkpointing``);
+        this process never unpickles it (``state`` of the next segment's worker)."""
+        return self._state
 
     def anchored(self, commits: Iterable[Commit]) -> Iterator[Anchored]:
         pending: deque[Commit] = deque()  # shipped, events not yet yielded
@@ -203,13 +233,18 @@ class WorkerAnchoring:
             self._send(chunk)
             pending.extend(chunk)
             self._pending_bytes += chunk_bytes
-        self._send(None)  # end of the walk: the worker answers with its stats and exits
+        # end of the walk: the worker answers with its stats (or its state) and exits
+        expected = "checkpoint" if self.checkpointing else "stats"
+        self._send(expected if self.checkpointing else None)
         while pending:
             yield from self._receive(pending)
         kind, payload = self._get()
-        if kind != "stats":
-            raise AnchorWorkerError(f"the anchor worker sent {kind!r} instead of its statistics")
-        self.stats, self._leftover = payload
+        if kind != expected:
+            raise AnchorWorkerError(f"the anchor worker sent {kind!r} instead of its {expected}")
+        if self.checkpointing:
+            self._state = payload
+        else:
+            self.stats, self._leftover = payload
 
     def close(self) -> None:
         """Stop the worker: it has normally exited already; otherwise it is terminated."""
@@ -226,7 +261,7 @@ class WorkerAnchoring:
             process.kill()
             process.join()
 
-    def _send(self, chunk: list[Commit] | None) -> None:
+    def _send(self, chunk: list[Commit] | str | None) -> None:
         try:
             self._commits_out.send(chunk)
         except OSError:  # the worker is gone: its message (if any) says why
@@ -279,7 +314,7 @@ def _pipe(context):
 
 
 def _serve(repo_path: str, attributes: list, head_blobs: dict[str, str], commits, events,
-           parent_pid: int) -> None:
+           parent_pid: int, restore: bool = False) -> None:
     """The worker's main: chunks of commits in, their events out, in order; stats at the end.
 
     Exits as soon as the parent is gone: its end of the pipe closes (EOF), or, should a
@@ -292,7 +327,8 @@ def _serve(repo_path: str, attributes: list, head_blobs: dict[str, str], commits
     try:
         with open_repository(repo_path) as repo, BlobReader(repo, BLOB_CACHE_BYTES) as blobs, \
                 MergeFiles(repo) as merges:
-            both = _Both(blobs.read, attributes, head_blobs, merges)
+            state = pickle.loads(commits.recv_bytes()) if restore else None
+            both = _Both(blobs.read, attributes, head_blobs, merges, state)
             while True:
                 if not commits.poll(POLL_SECONDS):
                     if os.getppid() != parent_pid:
@@ -302,10 +338,13 @@ def _serve(repo_path: str, attributes: list, head_blobs: dict[str, str], commits
                     chunk = commits.recv()
                 except (EOFError, OSError):
                     os._exit(0)  # the parent closed its end or died
-                if chunk is None:
+                if chunk is None or chunk == "checkpoint":
                     break
                 outbox.put(("events", [(c.sha, *both(c)) for c in chunk]))
-            outbox.put(("stats", (both.stats, list(both.blame.leftover()))))
+            if chunk == "checkpoint":
+                outbox.put(("checkpoint", pickle.dumps(both.checkpoint(), protocol=5)))
+            else:
+                outbox.put(("stats", (both.stats, list(both.blame.leftover()))))
     except BaseException as exc:  # anything at all must reach the parent, not hang it
         text = str(exc) if isinstance(exc, WhyLensError) else (
             f"anchoring symbols failed in the worker process: {type(exc).__name__}: {exc}")
