@@ -26,6 +26,7 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     # the next segment of a segmented backfill (this command replaces itself with it)
     p.add_argument("--resume-segment", metavar="TOKEN", help=argparse.SUPPRESS)
+    p.add_argument("--pace", type=float, help=argparse.SUPPRESS)
     p.set_defaults(handler=cmd_index)
 
     p = subparsers.add_parser("search", help="search the history: commits, knowledge and "
@@ -62,12 +63,12 @@ _PHASE_LINES = {"records": "building decision records", "commit": "writing the i
 class _Progress:
     """Renders pipeline progress as a bar, plain lines or JSON lines."""
 
-    def __init__(self, style: str) -> None:
+    def __init__(self, style: str, pace: float | None = None) -> None:
         if style == "auto":
             style = "bar" if sys.stderr.isatty() else "lines"
         self.style = style
         self.last = 0.0
-        self.eta = Eta()
+        self.eta = Eta("mine", pace) if pace else Eta()  # pace: the previous segment's
 
     def __call__(self, phase: str, done: int, total: int) -> None:
         if self.style == "none":
@@ -98,11 +99,11 @@ def cmd_index(args) -> int:
     from whylens.pipeline import run_index
     from whylens.pipeline.segments import SegmentPolicy
 
-    progress = _Progress(args.progress)
+    progress = _Progress(args.progress, args.pace)
     summary = run_index(args.repo, args.index_dir, rev=args.rev, progress=progress,
                         segments=SegmentPolicy.from_env(), resume_segment=args.resume_segment)
     if summary.next_segment:  # a long backfill goes on in a fresh process: same pid, output
-        _next_segment(args, summary.next_segment)
+        _next_segment(args, summary.next_segment, progress.eta.rate)
     if args.progress == "json":
         print(summary.to_json(), flush=True)
     elif args.json:
@@ -126,10 +127,13 @@ def cmd_index(args) -> int:
     return 0
 
 
-def _next_segment(args, token: str) -> NoReturn:
-    """Replace this process with the backfill's next segment (``pipeline.segments``)."""
-    argv = ["index", "--repo", str(args.repo), "--rev", args.rev, "--progress", args.progress,
-            "--resume-segment", token]
+def _next_segment(args, token: str, pace: float | None) -> NoReturn:
+    """Replace this process with the backfill's next segment (``pipeline.segments``); its
+    time-left estimate starts from this one's pace."""
+    argv = ["index", "--repo", os.path.abspath(args.repo), "--rev", args.rev,
+            "--progress", args.progress, "--resume-segment", token]
+    if pace:
+        argv += ["--pace", f"{pace:.3f}"]
     if args.index_dir:
         argv += ["--index-dir", str(args.index_dir)]
     if args.json:

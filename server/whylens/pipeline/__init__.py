@@ -124,6 +124,7 @@ def run_index(
         if ck is not None:  # the next segment of a segmented backfill: as its first one was
             mode, exclude, started = ck.mode, [], started - ck.seconds
             ck.summary.next_segment = None
+            ck.summary.segments += 1
         summary = ck.summary if ck is not None else IndexStats(str(target), head, mode,
                                                                   shallow=repo.is_shallow)
         if mode == "up-to-date":
