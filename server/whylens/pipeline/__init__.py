@@ -162,6 +162,7 @@ def run_index(
                 else InProcessAnchoring(blobs.read, attributes, head_blobs,
                                         mining.enter_context(MergeFiles(repo)), state=state))
             anchoring = mining.enter_context(chosen)
+            state = None
             source = _SourcePaths(attributes)
             walked = ck.walk_stats if ck is not None else WalkStats()
             skip = ck.skip if ck is not None else 0
@@ -178,6 +179,9 @@ def run_index(
                                     lookback=lookback)
             if ck is not None:
                 windows.restore(ck.windows)
+                # handed over: kept, the worker's state (the anchorer's, if in process) and the
+                # window's first commits would stay in memory all segment long
+                ck.anchoring, ck.windows = b"", {}
             # only a first backfill is cut (one readable from its first flush): see segments
             policy = segments if (blame is None and not windows.whole
                                   and (first or writer.published)) else None

@@ -188,6 +188,7 @@ class WorkerAnchoring:
         return self._process.pid
 
     def __enter__(self) -> WorkerAnchoring:
+        _no_resource_tracker()
         self._process.start()
         self._worker_commits.close()  # the worker's ends: if it dies, ours see EOF
         self._worker_events.close()
@@ -300,6 +301,21 @@ class WorkerAnchoring:
             f"the anchor worker process died (exit code {self._process.exitcode}) before "
             f"answering; run `whylens index` again (it resumes), or set "
             f"{WORKER_MIN_COMMITS_ENV}=1000000000 to anchor in one process")
+
+
+def _no_resource_tracker() -> None:
+    """Spare the process multiprocessing's resource tracker: "spawn" starts one (another Python,
+    ~14 MB of RSS for the whole run) to unlink named semaphores and shared memory a dead child
+    leaves, and the worker makes none (two pipes). Its pipe is pointed at /dev/null instead, which
+    ``ensure_running`` takes for a live tracker. Left as it is if the internals differ."""
+    try:
+        from multiprocessing import resource_tracker
+
+        tracker = resource_tracker._resource_tracker
+        if getattr(tracker, "_fd", "missing") is None and hasattr(tracker, "_check_alive"):
+            tracker._fd = os.open(os.devnull, os.O_WRONLY)  # type: ignore[attr-defined]
+    except (ImportError, AttributeError, OSError):
+        pass
 
 
 def _weight(commit: Commit) -> int:
