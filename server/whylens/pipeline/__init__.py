@@ -44,7 +44,9 @@ from whylens.pipeline.anchoring import (
 from whylens.pipeline.blame import IncrementalBlame, blamed_files
 from whylens.pipeline.lookback import earlier_commits
 from whylens.pipeline.records import RecordWindows
-from whylens.pipeline.segments import Checkpoint, SegmentPolicy, new_token, save, take
+from whylens.pipeline.segments import (
+    ANCHOR_STATE, Checkpoint, SegmentPolicy, new_token, save, take,
+)
 from whylens.progress import IndexStats, Progress
 from whylens.symbols.skip import path_skip_reason
 
@@ -155,14 +157,13 @@ def run_index(
                             github_export=prior_meta.get("github_export"))
             attributes = repo.gitattributes(head)
             head_blobs = blamed_files(repo, head, attributes)
-            state = ck.anchoring if ck is not None else None
+            state = str(writer.folder / ck.anchoring) if ck is not None else None
             chosen: Anchoring = (
-                WorkerAnchoring(where.root, attributes, head_blobs, state=state)
+                WorkerAnchoring(where.root, attributes, head_blobs, state_file=state)
                 if wants_worker(probe, anchor_worker_min_commits)
                 else InProcessAnchoring(blobs.read, attributes, head_blobs,
-                                        mining.enter_context(MergeFiles(repo)), state=state))
+                                        mining.enter_context(MergeFiles(repo)), state_file=state))
             anchoring = mining.enter_context(chosen)
-            state = None
             source = _SourcePaths(attributes)
             walked = ck.walk_stats if ck is not None else WalkStats()
             skip = ck.skip if ck is not None else 0
@@ -179,20 +180,17 @@ def run_index(
                                     lookback=lookback)
             if ck is not None:
                 windows.restore(ck.windows)
-                # handed over: kept, the worker's state (the anchorer's, if in process) and the
-                # window's first commits would stay in memory all segment long
-                ck.anchoring, ck.windows = b"", {}
+                ck.windows = {}  # handed over: kept, its first commits would stay all segment
             # only a first backfill is cut (one readable from its first flush): see segments
             policy = segments if (blame is None and not windows.whole
                                   and (first or writer.published)) else None
             miner = _Miner(anchoring, writer, resumed, windows, blame, summary, report, total)
-            if miner.run(commits, skip, policy):
+            if miner.run(commits, skip, policy, str(writer.folder / ANCHOR_STATE)):
                 checkpoint = Checkpoint(
                     new_token(), head, PIPELINE_VERSION, mode, skip + miner.walked,
-                    total.value(wait=True), summary, walked, b"", windows.checkpoint(), {},
-                    time.monotonic() - started)
-                mining.close()  # the worker has answered with its state and exited
-                checkpoint.anchoring = anchoring.checkpoint() or b""
+                    total.value(wait=True), summary, walked, ANCHOR_STATE, windows.checkpoint(),
+                    {}, time.monotonic() - started)
+                mining.close()  # the worker has saved its state and exited
                 checkpoint.writer = writer.suspend()
                 save(writer.folder, checkpoint)
                 summary.next_segment = checkpoint.token
@@ -284,10 +282,11 @@ class _Miner:
         self.total = total
         self.walked = 0  # commits taken from the walk (this segment)
 
-    def run(self, commits, skip: int = 0, policy: SegmentPolicy | None = None) -> bool:
+    def run(self, commits, skip: int = 0, policy: SegmentPolicy | None = None,
+            state_file: str = "") -> bool:
         """Mine the walk's commits (past the first ``skip``); True when ``policy`` ended the
-        segment: the walk was left after ``self.walked`` commits (the anchoring's state is
-        then kept, see ``Anchoring.checkpoint``)."""
+        segment: the walk was left after ``self.walked`` commits and the anchoring's state
+        saved in ``state_file`` (``Anchoring.checkpointing``)."""
         writer, summary = self.writer, self.summary
         batch: list[Commit] = []
         next_flush = time.monotonic() + FIRST_FLUSH_SECONDS
@@ -300,7 +299,8 @@ class _Miner:
                 yield commit
                 self.walked += 1
                 if policy is not None and not cut[0] and policy.due(self.walked):
-                    cut[0] = self.anchoring.checkpointing = True
+                    cut[0] = True
+                    self.anchoring.checkpointing = state_file
                     return
 
         for commit, events, runs in self.anchoring.anchored(until_cut()):

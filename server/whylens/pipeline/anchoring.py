@@ -75,17 +75,26 @@ class _Both:
     """The anchorer and the line blame, fed the same commits (merges through ``merges``)."""
 
     def __init__(self, read_blob, attributes, head_blobs: dict[str, str],
-                 merges: MergeFiles | None, state: dict | None = None) -> None:
+                 merges: MergeFiles | None, state_file: str | None = None) -> None:
         diffs = DiffMemo()  # a merge's diffs, which the blame and the anchorer both make
         self.anchorer = Anchorer(read_blob, attributes=attributes, diffs=diffs)
         self.blame = LineBlame(head_blobs, read_blob, diffs)
         self.merges = merges
-        if state is not None:  # a segmented backfill's next segment
+        if state_file is not None:  # a segmented backfill's next segment: read, then removed
+            with open(state_file, "rb") as source:
+                state = pickle.load(source)
+            os.unlink(state_file)
             self.anchorer.restore(state["anchorer"])
             self.blame.restore(state["blame"])
 
-    def checkpoint(self) -> dict:
-        return {"anchorer": self.anchorer.checkpoint(), "blame": self.blame.checkpoint()}
+    def save(self, state_file: str) -> None:
+        """Write what the next segment goes on from (``Anchorer.checkpoint``, ``LineBlame
+        .checkpoint``) to ``state_file``, streamed: no copy of it in memory, none on a pipe."""
+        part = state_file + ".part"
+        with open(part, "wb") as out:
+            pickle.dump({"anchorer": self.anchorer.checkpoint(),
+                         "blame": self.blame.checkpoint()}, out, protocol=5)
+        os.replace(part, state_file)
 
     def __call__(self, commit: Commit) -> tuple[list[SymbolEvent], list[BlameRun]]:
         if len(commit.parents) > 1:  # a merge changes nothing itself; carry through it
@@ -111,7 +120,8 @@ class Anchoring(Protocol):
 
     def leftover(self) -> list[tuple[str, str, str, list[Segment]]]: ...
 
-    def checkpoint(self) -> bytes | None: ...
+    # set before the commits run out: ``anchored`` then ends by saving the state there
+    checkpointing: str | None
 
     def __enter__(self) -> Anchoring: ...
 
@@ -122,10 +132,9 @@ class InProcessAnchoring:
     """Anchors in the calling process; for small runs."""
 
     def __init__(self, read_blob, attributes, head_blobs: dict[str, str] | None = None,
-                 merges: MergeFiles | None = None, state: bytes | None = None) -> None:
-        self._both = _Both(read_blob, attributes, head_blobs or {}, merges,
-                           pickle.loads(state) if state is not None else None)
-        self.checkpointing = False  # see ``WorkerAnchoring``
+                 merges: MergeFiles | None = None, state_file: str | None = None) -> None:
+        self._both = _Both(read_blob, attributes, head_blobs or {}, merges, state_file)
+        self.checkpointing: str | None = None  # see ``Anchoring``
 
     def __enter__(self) -> InProcessAnchoring:
         return self
@@ -141,15 +150,12 @@ class InProcessAnchoring:
         """The blame lines no walked commit claimed (see ``LineBlame.leftover``)."""
         return list(self._both.blame.leftover())
 
-    def checkpoint(self) -> bytes | None:
-        """What the next segment of a segmented backfill goes on from (``_Both.checkpoint``,
-        pickled as the worker sends it)."""
-        return pickle.dumps(self._both.checkpoint(), protocol=5)
-
     def anchored(self, commits: Iterable[Commit]) -> Iterator[Anchored]:
         for commit in commits:
             events, runs = self._both(commit)
             yield commit, events, runs
+        if self.checkpointing is not None:
+            self._both.save(self.checkpointing)
 
 
 class WorkerAnchoring:
@@ -163,7 +169,7 @@ class WorkerAnchoring:
 
     def __init__(self, repo_path, attributes, head_blobs: dict[str, str] | None = None,
                  lookahead: int | None = None, chunk: int | None = None,
-                 state: bytes | None = None) -> None:
+                 state_file: str | None = None) -> None:
         self._chunk = chunk or CHUNK_COMMITS
         self._lookahead = max(lookahead or LOOKAHEAD_COMMITS, self._chunk)
         context = multiprocessing.get_context("spawn")  # no inherited git pipes, no fork+threads
@@ -172,13 +178,11 @@ class WorkerAnchoring:
         self._process = context.Process(
             target=_serve, name="whylens-anchor", daemon=True,
             args=(str(repo_path), list(attributes), head_blobs or {}, self._worker_commits,
-                  self._worker_events, os.getpid(), state is not None))
-        self._restore = state
+                  self._worker_events, os.getpid(), state_file))
         self.stats: dict[str, Any] = {}
-        # set before the commits run out: the worker then answers with its state (``checkpoint``)
-        # instead of its statistics, for the next segment of a segmented backfill
-        self.checkpointing = False
-        self._state: bytes | None = None
+        # set before the commits run out: the worker then saves its state there instead of
+        # answering with its statistics (the next segment of a segmented backfill)
+        self.checkpointing: str | None = None
         self._leftover: list[tuple[str, str, str, list[Segment]]] = []
         self._pending_bytes = 0
 
@@ -192,9 +196,6 @@ class WorkerAnchoring:
         self._process.start()
         self._worker_commits.close()  # the worker's ends: if it dies, ours see EOF
         self._worker_events.close()
-        if self._restore is not None:  # the state it goes on from, first on its pipe
-            state, self._restore = self._restore, None
-            self._commits_out.send_bytes(state)
         return self
 
     def __exit__(self, *exc) -> None:
@@ -203,11 +204,6 @@ class WorkerAnchoring:
     def leftover(self) -> list[tuple[str, str, str, list[Segment]]]:
         """The blame lines no walked commit claimed (sent by the worker at the end)."""
         return self._leftover
-
-    def checkpoint(self) -> bytes | None:
-        """The worker's state, pickled, once it answered a checkpoint (see ``checkpointing``);
-        this process never unpickles it (``state`` of the next segment's worker)."""
-        return self._state
 
     def anchored(self, commits: Iterable[Commit]) -> Iterator[Anchored]:
         pending: deque[Commit] = deque()  # shipped, events not yet yielded
@@ -235,16 +231,14 @@ class WorkerAnchoring:
             pending.extend(chunk)
             self._pending_bytes += chunk_bytes
         # end of the walk: the worker answers with its stats (or its state) and exits
-        expected = "checkpoint" if self.checkpointing else "stats"
-        self._send(expected if self.checkpointing else None)
+        expected = "stats" if self.checkpointing is None else "checkpoint"
+        self._send(None if self.checkpointing is None else ("checkpoint", self.checkpointing))
         while pending:
             yield from self._receive(pending)
         kind, payload = self._get()
         if kind != expected:
             raise AnchorWorkerError(f"the anchor worker sent {kind!r} instead of its {expected}")
-        if self.checkpointing:
-            self._state = payload
-        else:
+        if self.checkpointing is None:
             self.stats, self._leftover = payload
 
     def close(self) -> None:
@@ -262,7 +256,7 @@ class WorkerAnchoring:
             process.kill()
             process.join()
 
-    def _send(self, chunk: list[Commit] | str | None) -> None:
+    def _send(self, chunk: list[Commit] | tuple[str, str] | None) -> None:
         try:
             self._commits_out.send(chunk)
         except OSError:  # the worker is gone: its message (if any) says why
@@ -330,7 +324,7 @@ def _pipe(context):
 
 
 def _serve(repo_path: str, attributes: list, head_blobs: dict[str, str], commits, events,
-           parent_pid: int, restore: bool = False) -> None:
+           parent_pid: int, state_file: str | None = None) -> None:
     """The worker's main: chunks of commits in, their events out, in order; stats at the end.
 
     Exits as soon as the parent is gone: its end of the pipe closes (EOF), or, should a
@@ -343,8 +337,7 @@ def _serve(repo_path: str, attributes: list, head_blobs: dict[str, str], commits
     try:
         with open_repository(repo_path) as repo, BlobReader(repo, BLOB_CACHE_BYTES) as blobs, \
                 MergeFiles(repo) as merges:
-            state = pickle.loads(commits.recv_bytes()) if restore else None
-            both = _Both(blobs.read, attributes, head_blobs, merges, state)
+            both = _Both(blobs.read, attributes, head_blobs, merges, state_file)
             while True:
                 if not commits.poll(POLL_SECONDS):
                     if os.getppid() != parent_pid:
@@ -354,11 +347,12 @@ def _serve(repo_path: str, attributes: list, head_blobs: dict[str, str], commits
                     chunk = commits.recv()
                 except (EOFError, OSError):
                     os._exit(0)  # the parent closed its end or died
-                if chunk is None or chunk == "checkpoint":
+                if chunk is None or isinstance(chunk, tuple):
                     break
                 outbox.put(("events", [(c.sha, *both(c)) for c in chunk]))
-            if chunk == "checkpoint":
-                outbox.put(("checkpoint", pickle.dumps(both.checkpoint(), protocol=5)))
+            if isinstance(chunk, tuple):  # ("checkpoint", file): the state goes there
+                both.save(chunk[1])
+                outbox.put(("checkpoint", chunk[1]))
             else:
                 outbox.put(("stats", (both.stats, list(both.blame.leftover()))))
     except BaseException as exc:  # anything at all must reach the parent, not hang it

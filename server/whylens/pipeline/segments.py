@@ -5,7 +5,8 @@ A long run's memory is mostly fragmentation, not live data (the indexer held ~34
 So when the indexer's process tree passes ``SegmentPolicy.max_mb`` (after ``min_commits``), the
 run stops taking commits from the walk, lets the anchor worker finish those it has, flushes the
 index and writes a ``Checkpoint``: where the walk is, what the anchorer and the line blame carry
-from commit to commit (the worker's state, pickled by the worker), the decision records' window,
+from commit to commit (the worker's state: it writes that file itself, and the next segment's
+worker reads it, so it never crosses a pipe or this process), the decision records' window,
 the writer's counters and the summary so far. ``whylens index`` then replaces itself (exec: the
 same process id, its output and its progress go on) with one that resumes from the checkpoint:
 the walk starts past the commits done (``git log --skip``), nothing is anchored twice, and the
@@ -30,6 +31,7 @@ from whylens.history.walk import WalkStats
 from whylens.progress import IndexStats
 
 CHECKPOINT = "segment.pickle"  # in the generation's folder
+ANCHOR_STATE = "segment-anchoring.pickle"  # beside it: written and read by the anchor worker
 MAX_MB_ENV = "WHYLENS_SEGMENT_MB"  # the tree's RSS that ends a segment; 0: never
 EVERY_ENV = "WHYLENS_SEGMENT_COMMITS"  # tests and benchmarks: end one every N commits
 DEFAULT_MAX_MB = 400  # the tree's peak is this plus what one check interval adds
@@ -80,7 +82,7 @@ class Checkpoint:
     total: int
     summary: IndexStats
     walk_stats: WalkStats
-    anchoring: bytes  # the anchorer's and the blame's state, pickled by whoever anchored
+    anchoring: str  # the file of the anchorer's and the blame's state (saved by the worker)
     windows: dict[str, Any]
     writer: dict[str, Any]
     seconds: float  # the earlier segments' time
@@ -107,6 +109,7 @@ def take(folder: Path | None, token: str | None, head: str,
         return None
     path = folder / CHECKPOINT
     if not path.is_file():
+        (folder / ANCHOR_STATE).unlink(missing_ok=True)
         return None
     found: Checkpoint | None = None
     if token:
@@ -117,7 +120,9 @@ def take(folder: Path | None, token: str | None, head: str,
             found = None
     path.unlink(missing_ok=True)
     if not isinstance(found, Checkpoint) or found.token != token or found.head != head \
-            or found.pipeline_version != pipeline_version:
+            or found.pipeline_version != pipeline_version \
+            or not (folder / found.anchoring).is_file():
+        (folder / ANCHOR_STATE).unlink(missing_ok=True)
         return None
     return found
 
