@@ -62,6 +62,10 @@ class IndexStats:
     # whose contents are missing are in file history only (never fetched)
     commits_missing_objects: int = 0
     partial_clone: bool = False
+    segments: int = 1  # processes a segmented backfill took (``pipeline.segments``)
+    # a segment of a segmented backfill ended (``pipeline.segments``): the token its next
+    # process resumes with (not part of the printed summary)
+    next_segment: str | None = field(default=None, compare=False)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -72,7 +76,7 @@ class IndexStats:
             "commits_file_level": self.commits_file_level, "blame_runs": self.blame_runs,
             "seconds": round(self.seconds, 3), "shallow": self.shallow,
             "commits_missing_objects": self.commits_missing_objects,
-            "partial_clone": self.partial_clone,
+            "partial_clone": self.partial_clone, "segments": self.segments,
         }
 
     def to_json(self) -> str:
@@ -92,6 +96,7 @@ class IndexStats:
             shallow=bool(data["shallow"]),
             commits_missing_objects=int(data.get("commits_missing_objects", 0)),
             partial_clone=bool(data.get("partial_clone", False)),
+            segments=int(data.get("segments", 1)),
         )
 
     def missing_objects_note(self) -> str | None:
@@ -139,10 +144,16 @@ class Eta:
     SMOOTHING = 0.3  # weight of the newest pace measurement
     MIN_SECONDS = 1.0  # measure over at least this long
 
-    def __init__(self) -> None:
-        self._phase = ""
+    def __init__(self, phase: str = "", rate: float | None = None) -> None:
+        """``phase`` and ``rate``: the pace an earlier process measured (a segmented backfill)."""
+        self._phase = phase
         self._mark: tuple[float, int] | None = None
-        self._rate: float | None = None
+        self._rate: float | None = rate
+
+    @property
+    def rate(self) -> float | None:
+        """Commits (or items) per second, once measured."""
+        return self._rate
 
     def update(self, phase: str, done: int, total: int, now: float) -> float | None:
         """Seconds left once the pace is known, else None."""

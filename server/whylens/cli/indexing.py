@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
+import os
 import sys
 import time
+from typing import NoReturn
 
+from whylens import child_command
 from whylens.errors import IndexOutdatedError, InvalidInputError
 from whylens.cli.common import add_repo_args, open_reader, web_links
 from whylens.models import SEARCH_TYPES, SNIPPET_BUDGET
@@ -20,6 +24,9 @@ def register(subparsers) -> None:
     p.add_argument("--progress", choices=("auto", "bar", "lines", "json", "none"), default="auto",
                    help="progress output: a bar on a terminal, plain lines otherwise")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    # the next segment of a segmented backfill (this command replaces itself with it)
+    p.add_argument("--resume-segment", metavar="TOKEN", help=argparse.SUPPRESS)
+    p.add_argument("--pace", type=float, help=argparse.SUPPRESS)
     p.set_defaults(handler=cmd_index)
 
     p = subparsers.add_parser("search", help="search the history: commits, knowledge and "
@@ -56,12 +63,12 @@ _PHASE_LINES = {"records": "building decision records", "commit": "writing the i
 class _Progress:
     """Renders pipeline progress as a bar, plain lines or JSON lines."""
 
-    def __init__(self, style: str) -> None:
+    def __init__(self, style: str, pace: float | None = None) -> None:
         if style == "auto":
             style = "bar" if sys.stderr.isatty() else "lines"
         self.style = style
         self.last = 0.0
-        self.eta = Eta()
+        self.eta = Eta("mine", pace) if pace else Eta()  # pace: the previous segment's
 
     def __call__(self, phase: str, done: int, total: int) -> None:
         if self.style == "none":
@@ -90,9 +97,13 @@ class _Progress:
 
 def cmd_index(args) -> int:
     from whylens.pipeline import run_index
+    from whylens.pipeline.segments import SegmentPolicy
 
-    progress = _Progress(args.progress)
-    summary = run_index(args.repo, args.index_dir, rev=args.rev, progress=progress)
+    progress = _Progress(args.progress, args.pace)
+    summary = run_index(args.repo, args.index_dir, rev=args.rev, progress=progress,
+                        segments=SegmentPolicy.from_env(), resume_segment=args.resume_segment)
+    if summary.next_segment:  # a long backfill goes on in a fresh process: same pid, output
+        _next_segment(args, summary.next_segment, progress.eta.rate)
     if args.progress == "json":
         print(summary.to_json(), flush=True)
     elif args.json:
@@ -114,6 +125,23 @@ def cmd_index(args) -> int:
         if summary.commits_missing_objects:
             print(f"note: {summary.missing_objects_note()}")
     return 0
+
+
+def _next_segment(args, token: str, pace: float | None) -> NoReturn:
+    """Replace this process with the backfill's next segment (``pipeline.segments``); its
+    time-left estimate starts from this one's pace."""
+    argv = ["index", "--repo", os.path.abspath(args.repo), "--rev", args.rev,
+            "--progress", args.progress, "--resume-segment", token]
+    if pace:
+        argv += ["--pace", f"{pace:.3f}"]
+    if args.index_dir:
+        argv += ["--index-dir", str(args.index_dir)]
+    if args.json:
+        argv.append("--json")
+    command = child_command(*argv)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(command[0], command)
 
 
 def parse_types(values: list[str] | None) -> list[str] | None:

@@ -141,9 +141,10 @@ class IndexStore:
 
     # -- writing -----------------------------------------------------------------------------
 
-    def writer(self, rebuild: bool = False):
+    def writer(self, rebuild: bool = False, continued: dict | None = None):
         """Take the write lock and open a writer: into a new generation when ``rebuild`` (or when
-        there is no index yet), else into the current one."""
+        there is no index yet), else into the current one; ``continued``: a suspended writer's
+        state (``IndexWriter.suspend``), whose generation must be the current one."""
         from whylens.index.writer import IndexWriter, write_failure
 
         try:
@@ -170,7 +171,10 @@ class IndexStore:
                         f"schema {meta.get('schema_version')}, this WhyLens writes "
                         f"{SCHEMA_VERSION}; rebuild it",
                     )
-                return IndexWriter(self, current, fresh=False, lock_fd=lock_fd)
+                writer = IndexWriter(self, current, fresh=False, lock_fd=lock_fd)
+                if continued is not None and continued["folder"] == current.name:
+                    writer.go_on(continued)
+                return writer
             folder = self.path / f"gen-{self._next_number()}"
             return IndexWriter(self, folder, fresh=True, lock_fd=lock_fd)
         except (OSError, sqlite3.Error) as exc:

@@ -179,6 +179,21 @@ class IndexWriter:
         self._conn.execute("BEGIN")
         self.counters["flushes"] += 1
 
+    def suspend(self) -> dict:
+        """Flush and release the lock, leaving the generation for the next segment of a
+        segmented backfill (``IndexStore.writer(continued=...)``); returns what that writer
+        needs to go on as this one would (picklable)."""
+        self.flush()
+        state = {"folder": self.folder.name, "fresh": self.fresh, "written": self._written,
+                 "counters": dict(self.counters)}
+        self._close()
+        return state
+
+    def go_on(self, state: dict) -> None:
+        """Continue a ``suspend()``ed writer (of the generation this one opened)."""
+        self.fresh, self.published = state["fresh"], True
+        self._written, self.counters = state["written"], state["counters"]
+
     def commit(self) -> None:
         """Flush, stamp the versions, publish a rebuilt generation, release the lock."""
         self._check_open()

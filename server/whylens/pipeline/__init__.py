@@ -44,6 +44,9 @@ from whylens.pipeline.anchoring import (
 from whylens.pipeline.blame import IncrementalBlame, blamed_files
 from whylens.pipeline.lookback import earlier_commits
 from whylens.pipeline.records import RecordWindows
+from whylens.pipeline.segments import (
+    ANCHOR_STATE, Checkpoint, SegmentPolicy, new_token, save, take,
+)
 from whylens.progress import IndexStats, Progress
 from whylens.symbols.skip import path_skip_reason
 
@@ -98,11 +101,16 @@ def run_index(
     rev: str = "HEAD",
     progress: Progress | None = None,
     anchor_worker_min_commits: int | None = None,
+    segments: SegmentPolicy | None = None,
+    resume_segment: str | None = None,
 ) -> IndexStats:
     """Index the new commits reachable from ``rev``; see the module docstring.
 
     ``anchor_worker_min_commits``: anchor in a worker process when at least this many commits
     are new (default: $WHYLENS_ANCHOR_WORKER_MIN_COMMITS, else 500 on 2+ cores, else never).
+    ``segments``: a first backfill may end early (``pipeline.segments``): the summary's
+    ``next_segment`` is then the token of a checkpoint, and a call with ``resume_segment`` set
+    to it (in a fresh process, to give the memory back) goes on from there.
     """
     started = time.monotonic()
     report = progress or (lambda phase, done, total: None)
@@ -113,13 +121,20 @@ def run_index(
         store = IndexStore(target)
         prior_meta = _read_meta(store)
         mode, exclude = _plan(repo, prior_meta, head)
-        summary = IndexStats(str(target), head, mode, shallow=repo.is_shallow)
+        ck = take(_current(store), resume_segment, head, PIPELINE_VERSION) \
+            if mode == "resumed" else None
+        if ck is not None:  # the next segment of a segmented backfill: as its first one was
+            mode, exclude, started = ck.mode, [], started - ck.seconds
+            ck.summary.next_segment = None
+            ck.summary.segments += 1
+        summary = ck.summary if ck is not None else IndexStats(str(target), head, mode,
+                                                                  shallow=repo.is_shallow)
         if mode == "up-to-date":
             summary.seconds = time.monotonic() - started
             return summary
-        total = _Total(repo, head, exclude)  # counting 100k commits takes seconds: meanwhile
+        total = _Total(repo, head, exclude, known=ck.total if ck is not None else None)
         probe = total.at_least(WORKER_PROBE)  # exact for a small history
-        report("mine", 0, total.value())
+        report("mine", ck.skip if ck is not None else 0, total.value())
         links = WebLinks.from_remote(repo.remote_url() or "")
 
         with contextlib.ExitStack() as stack:
@@ -127,7 +142,10 @@ def run_index(
             # it imports and opens the search side, a third of a one-commit update's time).
             resumed = stack.enter_context(contextlib.closing(store.reader())) \
                 if mode == "resumed" else None
-            writer = stack.enter_context(store.writer(rebuild=(mode == "full")))
+            first = _current(store) is None  # a first index is readable from its first flush
+            writer = stack.enter_context(
+                store.writer(rebuild=(mode == "full" and ck is None),
+                             continued=ck.writer if ck is not None else None))
             # what only the walk needs (git's processes, the anchor worker) is closed before the
             # final merge, the indexer's largest moment (a 100k history: 337 MB beside 340 MB of
             # worker and git that had nothing left to do)
@@ -139,26 +157,44 @@ def run_index(
                             github_export=prior_meta.get("github_export"))
             attributes = repo.gitattributes(head)
             head_blobs = blamed_files(repo, head, attributes)
+            state = str(writer.folder / ck.anchoring) if ck is not None else None
             chosen: Anchoring = (
-                WorkerAnchoring(where.root, attributes, head_blobs)  # the repository opened here
+                WorkerAnchoring(where.root, attributes, head_blobs, state_file=state)
                 if wants_worker(probe, anchor_worker_min_commits)
                 else InProcessAnchoring(blobs.read, attributes, head_blobs,
-                                        mining.enter_context(MergeFiles(repo))))
+                                        mining.enter_context(MergeFiles(repo)), state_file=state))
             anchoring = mining.enter_context(chosen)
             source = _SourcePaths(attributes)
-            walked = WalkStats()
+            walked = ck.walk_stats if ck is not None else WalkStats()
+            skip = ck.skip if ck is not None else 0
             commits = mining.enter_context(contextlib.closing(
-                walk(repo, head, exclude=exclude, keep_patch=source, stats=walked)))
+                walk(repo, head, exclude=exclude, keep_patch=source, stats=walked, skip=skip)))
             # A first run (even resumed) writes blame as it goes; a later one replaces it.
             last = prior_meta.get("last_sha") if mode != "full" else None
             blame = IncrementalBlame(repo, last) if last else None
-            if resumed is not None:
+            if resumed is not None and ck is None:
                 _forget_vanished(repo, writer, resumed, head)
             lookback = functools.partial(earlier_commits, repo, writer, last) \
                 if mode == "incremental" and last else None
             windows = RecordWindows(writer, prior_meta.get("github_export"), mode == "full",
                                     lookback=lookback)
-            _Miner(anchoring, writer, resumed, windows, blame, summary, report, total).run(commits)
+            if ck is not None:
+                windows.restore(ck.windows)
+                ck.windows = {}  # handed over: kept, its first commits would stay all segment
+            # only a first backfill is cut (one readable from its first flush): see segments
+            policy = segments if (blame is None and not windows.whole
+                                  and (first or writer.published)) else None
+            miner = _Miner(anchoring, writer, resumed, windows, blame, summary, report, total)
+            if miner.run(commits, skip, policy, str(writer.folder / ANCHOR_STATE)):
+                checkpoint = Checkpoint(
+                    new_token(), head, PIPELINE_VERSION, mode, skip + miner.walked,
+                    total.value(wait=True), summary, walked, ANCHOR_STATE, windows.checkpoint(),
+                    {}, time.monotonic() - started)
+                mining.close()  # the worker has saved its state and exited
+                checkpoint.writer = writer.suspend()
+                save(writer.folder, checkpoint)
+                summary.next_segment = checkpoint.token
+                return summary
             summary.commits_total = total.value(wait=True)
             report("records", 0, 1)
             windows.finish()
@@ -187,16 +223,19 @@ WORKER_PROBE = 1_000  # commits counted at once to choose where to anchor (the r
 class _Total:
     """The number of commits the walk will yield, counted by a ``git rev-list --count`` running
     beside the walk (on a 100k-commit history without a commit-graph it takes seconds);
-    ``at_least(n)`` answers min(count, n) at once."""
+    ``at_least(n)`` answers min(count, n) at once. ``known``: counted by an earlier segment."""
 
-    def __init__(self, repo, head: str, exclude: list[str]) -> None:
+    def __init__(self, repo, head: str, exclude: list[str], known: int | None = None) -> None:
         self._repo = repo
         self._args = [head, *(f"^{repo.resolve(sha)}" for sha in exclude), "--"]
         # pinned like the walk: counting git/git's 100k commits mapped 205 MB of pack otherwise
-        self._proc = repo.popen([*memory_pins(), "rev-list", "--count", *self._args])
-        self._value: int | None = None
+        self._proc = None if known is not None else repo.popen(
+            [*memory_pins(), "rev-list", "--count", *self._args])
+        self._value: int | None = known
 
     def at_least(self, n: int) -> int:
+        if self._value is not None:
+            return min(self._value, n)
         _, out, _ = self._repo.run("rev-list", "--count", f"--max-count={n}", *self._args)
         found = int(out.strip() or 0)
         if found < n and self._value is None:  # fewer than asked: that is the count
@@ -241,14 +280,30 @@ class _Miner:
         self.anchoring, self.writer, self.resumed = anchoring, writer, resumed
         self.windows, self.blame, self.summary, self.report = windows, blame, summary, report
         self.total = total
+        self.walked = 0  # commits taken from the walk (this segment)
 
-    def run(self, commits) -> None:
+    def run(self, commits, skip: int = 0, policy: SegmentPolicy | None = None,
+            state_file: str = "") -> bool:
+        """Mine the walk's commits (past the first ``skip``); True when ``policy`` ended the
+        segment: the walk was left after ``self.walked`` commits and the anchoring's state
+        saved in ``state_file`` (``Anchoring.checkpointing``)."""
         writer, summary = self.writer, self.summary
         batch: list[Commit] = []
         next_flush = time.monotonic() + FIRST_FLUSH_SECONDS
         interval = FIRST_FLUSH_SECONDS
-        walked = 0
-        for commit, events, runs in self.anchoring.anchored(commits):
+        walked = skip
+        cut = [False]
+
+        def until_cut():
+            for commit in commits:
+                yield commit
+                self.walked += 1
+                if policy is not None and not cut[0] and policy.due(self.walked):
+                    cut[0] = True
+                    self.anchoring.checkpointing = state_file
+                    return
+
+        for commit, events, runs in self.anchoring.anchored(until_cut()):
             walked += 1
             slim = _slim(commit)
             if self.resumed is None or not self.resumed.has_commit(commit.sha):
@@ -274,7 +329,8 @@ class _Miner:
                 interval = min(interval * 2, MAX_FLUSH_SECONDS)
                 next_flush = time.monotonic() + interval
         writer.add_commits(batch)
-        self.report("mine", walked, self.total.value(wait=True))
+        self.report("mine", walked, self.total.value(wait=cut[0] is False))
+        return cut[0]
 
     def _write(self, commit: Commit, events: list[SymbolEvent]) -> list[SymbolEvent]:
         """Store the commit's units and events; returns its substantive events as stored
@@ -293,6 +349,13 @@ class _Miner:
         if commit.skip_reason:
             summary.filtered[commit.skip_reason] += 1
         return stored
+
+
+def _current(store: IndexStore) -> Path | None:
+    try:
+        return store.current_generation()
+    except IndexCorruptError:
+        return None
 
 
 def _forget_vanished(repo, writer, resumed, head: str) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
 import queue
 import signal
 import threading
@@ -74,11 +75,26 @@ class _Both:
     """The anchorer and the line blame, fed the same commits (merges through ``merges``)."""
 
     def __init__(self, read_blob, attributes, head_blobs: dict[str, str],
-                 merges: MergeFiles | None) -> None:
+                 merges: MergeFiles | None, state_file: str | None = None) -> None:
         diffs = DiffMemo()  # a merge's diffs, which the blame and the anchorer both make
         self.anchorer = Anchorer(read_blob, attributes=attributes, diffs=diffs)
         self.blame = LineBlame(head_blobs, read_blob, diffs)
         self.merges = merges
+        if state_file is not None:  # a segmented backfill's next segment: read, then removed
+            with open(state_file, "rb") as source:
+                state = pickle.load(source)
+            os.unlink(state_file)
+            self.anchorer.restore(state["anchorer"])
+            self.blame.restore(state["blame"])
+
+    def save(self, state_file: str) -> None:
+        """Write what the next segment goes on from (``Anchorer.checkpoint``, ``LineBlame
+        .checkpoint``) to ``state_file``, streamed: no copy of it in memory, none on a pipe."""
+        part = state_file + ".part"
+        with open(part, "wb") as out:
+            pickle.dump({"anchorer": self.anchorer.checkpoint(),
+                         "blame": self.blame.checkpoint()}, out, protocol=5)
+        os.replace(part, state_file)
 
     def __call__(self, commit: Commit) -> tuple[list[SymbolEvent], list[BlameRun]]:
         if len(commit.parents) > 1:  # a merge changes nothing itself; carry through it
@@ -104,6 +120,9 @@ class Anchoring(Protocol):
 
     def leftover(self) -> list[tuple[str, str, str, list[Segment]]]: ...
 
+    # set before the commits run out: ``anchored`` then ends by saving the state there
+    checkpointing: str | None
+
     def __enter__(self) -> Anchoring: ...
 
     def __exit__(self, *exc: object) -> None: ...
@@ -113,8 +132,9 @@ class InProcessAnchoring:
     """Anchors in the calling process; for small runs."""
 
     def __init__(self, read_blob, attributes, head_blobs: dict[str, str] | None = None,
-                 merges: MergeFiles | None = None) -> None:
-        self._both = _Both(read_blob, attributes, head_blobs or {}, merges)
+                 merges: MergeFiles | None = None, state_file: str | None = None) -> None:
+        self._both = _Both(read_blob, attributes, head_blobs or {}, merges, state_file)
+        self.checkpointing: str | None = None  # see ``Anchoring``
 
     def __enter__(self) -> InProcessAnchoring:
         return self
@@ -134,6 +154,8 @@ class InProcessAnchoring:
         for commit in commits:
             events, runs = self._both(commit)
             yield commit, events, runs
+        if self.checkpointing is not None:
+            self._both.save(self.checkpointing)
 
 
 class WorkerAnchoring:
@@ -146,7 +168,8 @@ class WorkerAnchoring:
     """
 
     def __init__(self, repo_path, attributes, head_blobs: dict[str, str] | None = None,
-                 lookahead: int | None = None, chunk: int | None = None) -> None:
+                 lookahead: int | None = None, chunk: int | None = None,
+                 state_file: str | None = None) -> None:
         self._chunk = chunk or CHUNK_COMMITS
         self._lookahead = max(lookahead or LOOKAHEAD_COMMITS, self._chunk)
         context = multiprocessing.get_context("spawn")  # no inherited git pipes, no fork+threads
@@ -155,8 +178,11 @@ class WorkerAnchoring:
         self._process = context.Process(
             target=_serve, name="whylens-anchor", daemon=True,
             args=(str(repo_path), list(attributes), head_blobs or {}, self._worker_commits,
-                  self._worker_events, os.getpid()))
+                  self._worker_events, os.getpid(), state_file))
         self.stats: dict[str, Any] = {}
+        # set before the commits run out: the worker then saves its state there instead of
+        # answering with its statistics (the next segment of a segmented backfill)
+        self.checkpointing: str | None = None
         self._leftover: list[tuple[str, str, str, list[Segment]]] = []
         self._pending_bytes = 0
 
@@ -166,6 +192,7 @@ class WorkerAnchoring:
         return self._process.pid
 
     def __enter__(self) -> WorkerAnchoring:
+        _no_resource_tracker()
         self._process.start()
         self._worker_commits.close()  # the worker's ends: if it dies, ours see EOF
         self._worker_events.close()
@@ -203,13 +230,16 @@ class WorkerAnchoring:
             self._send(chunk)
             pending.extend(chunk)
             self._pending_bytes += chunk_bytes
-        self._send(None)  # end of the walk: the worker answers with its stats and exits
+        # end of the walk: the worker answers with its stats (or its state) and exits
+        expected = "stats" if self.checkpointing is None else "checkpoint"
+        self._send(None if self.checkpointing is None else ("checkpoint", self.checkpointing))
         while pending:
             yield from self._receive(pending)
         kind, payload = self._get()
-        if kind != "stats":
-            raise AnchorWorkerError(f"the anchor worker sent {kind!r} instead of its statistics")
-        self.stats, self._leftover = payload
+        if kind != expected:
+            raise AnchorWorkerError(f"the anchor worker sent {kind!r} instead of its {expected}")
+        if self.checkpointing is None:
+            self.stats, self._leftover = payload
 
     def close(self) -> None:
         """Stop the worker: it has normally exited already; otherwise it is terminated."""
@@ -226,7 +256,7 @@ class WorkerAnchoring:
             process.kill()
             process.join()
 
-    def _send(self, chunk: list[Commit] | None) -> None:
+    def _send(self, chunk: list[Commit] | tuple[str, str] | None) -> None:
         try:
             self._commits_out.send(chunk)
         except OSError:  # the worker is gone: its message (if any) says why
@@ -267,6 +297,21 @@ class WorkerAnchoring:
             f"{WORKER_MIN_COMMITS_ENV}=1000000000 to anchor in one process")
 
 
+def _no_resource_tracker() -> None:
+    """Spare the process multiprocessing's resource tracker: "spawn" starts one (another Python,
+    ~14 MB of RSS for the whole run) to unlink named semaphores and shared memory a dead child
+    leaves, and the worker makes none (two pipes). Its pipe is pointed at /dev/null instead, which
+    ``ensure_running`` takes for a live tracker. Left as it is if the internals differ."""
+    try:
+        from multiprocessing import resource_tracker
+
+        tracker = resource_tracker._resource_tracker
+        if getattr(tracker, "_fd", "missing") is None and hasattr(tracker, "_check_alive"):
+            tracker._fd = os.open(os.devnull, os.O_WRONLY)  # type: ignore[attr-defined]
+    except (ImportError, AttributeError, OSError):
+        pass
+
+
 def _weight(commit: Commit) -> int:
     """Roughly the bytes a commit costs on the pipe and in memory (its patch text mostly)."""
     return 200 + sum(len(change.patch) + 200 for change in commit.changes)
@@ -279,7 +324,7 @@ def _pipe(context):
 
 
 def _serve(repo_path: str, attributes: list, head_blobs: dict[str, str], commits, events,
-           parent_pid: int) -> None:
+           parent_pid: int, state_file: str | None = None) -> None:
     """The worker's main: chunks of commits in, their events out, in order; stats at the end.
 
     Exits as soon as the parent is gone: its end of the pipe closes (EOF), or, should a
@@ -292,7 +337,7 @@ def _serve(repo_path: str, attributes: list, head_blobs: dict[str, str], commits
     try:
         with open_repository(repo_path) as repo, BlobReader(repo, BLOB_CACHE_BYTES) as blobs, \
                 MergeFiles(repo) as merges:
-            both = _Both(blobs.read, attributes, head_blobs, merges)
+            both = _Both(blobs.read, attributes, head_blobs, merges, state_file)
             while True:
                 if not commits.poll(POLL_SECONDS):
                     if os.getppid() != parent_pid:
@@ -302,10 +347,14 @@ def _serve(repo_path: str, attributes: list, head_blobs: dict[str, str], commits
                     chunk = commits.recv()
                 except (EOFError, OSError):
                     os._exit(0)  # the parent closed its end or died
-                if chunk is None:
+                if chunk is None or isinstance(chunk, tuple):
                     break
                 outbox.put(("events", [(c.sha, *both(c)) for c in chunk]))
-            outbox.put(("stats", (both.stats, list(both.blame.leftover()))))
+            if isinstance(chunk, tuple):  # ("checkpoint", file): the state goes there
+                both.save(chunk[1])
+                outbox.put(("checkpoint", chunk[1]))
+            else:
+                outbox.put(("stats", (both.stats, list(both.blame.leftover()))))
     except BaseException as exc:  # anything at all must reach the parent, not hang it
         text = str(exc) if isinstance(exc, WhyLensError) else (
             f"anchoring symbols failed in the worker process: {type(exc).__name__}: {exc}")

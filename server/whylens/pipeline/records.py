@@ -47,6 +47,21 @@ class RecordWindows:
         self._written_before: set[str] = set()  # fixing commits of the previous round's records
         self.records = 0
 
+    @property
+    def whole(self) -> bool:
+        """True when the whole history is kept (a tracker export to re-apply)."""
+        return self._export is not None
+
+    def checkpoint(self) -> dict:
+        """The window so far, picklable (a segmented backfill's next segment ``restore``s it)."""
+        return {"commits": list(self._commits), "events": self._events,
+                "written_before": self._written_before, "records": self.records}
+
+    def restore(self, state: dict) -> None:
+        self._commits = deque(state["commits"])
+        self._events, self._written_before = state["events"], state["written_before"]
+        self.records = state["records"]
+
     def add(self, commit: Commit, events: list[SymbolEvent]) -> None:
         self._commits.append(commit)
         self._events[commit.sha] = events

@@ -51,6 +51,8 @@ DEFAULT_STATE_SPANS = 150_000  # definitions kept in file states (about 200 byte
 MAX_FILES_PER_COMMIT = 2_000  # source files a commit may touch and still be anchored by symbol
 MAX_MERGE_NOTES = 500_000
 _UNCHANGED_KINDS = ("added", "deleted", "renamed", "moved")  # what an ignored commit keeps
+# what ``checkpoint`` leaves out: the blob reader and the caches (a re-parse gives the same tree)
+_TRANSIENT = frozenset({"_reader", "_diffs", "_cache", "_cached_bytes", "_missing"})
 
 
 class Anchorer:
@@ -96,6 +98,16 @@ class Anchorer:
             "events": 0,
             "commits_missing_objects": 0,  # commits git or the blob reader lacked objects of
         }
+
+    def checkpoint(self) -> dict:
+        """What this anchorer carries from commit to commit (file states, notes, statistics),
+        picklable: a segmented backfill's next process ``restore``s it and goes on as this one
+        would. Left out are the caches (parsed trees, blobs, diffs), which a fresh one refills."""
+        return {k: v for k, v in vars(self).items() if k not in _TRANSIENT}
+
+    def restore(self, state: dict) -> None:
+        """Go on from a ``checkpoint()`` (of an anchorer built with the same settings)."""
+        vars(self).update(state)
 
     def events(self, commit: Commit) -> list[SymbolEvent]:
         """The substantive symbol changes of ``commit`` (none for merges or skipped files).

@@ -62,6 +62,15 @@ class LineBlame:
         self._line_counts: dict[str, int] = {}
         self.stats = {"claimed_lines": 0, "runs": 0}
 
+    def checkpoint(self) -> dict:
+        """The lines still waiting for their commit (picklable; see ``Anchorer.checkpoint``)."""
+        return {"started": self._started, "pending": self._pending,
+                "line_counts": self._line_counts, "stats": self.stats}
+
+    def restore(self, state: dict) -> None:
+        self._started, self._pending = state["started"], state["pending"]
+        self._line_counts, self.stats = state["line_counts"], state["stats"]
+
     def commit(self, commit: Commit) -> list[BlameRun]:
         if len(commit.parents) > 1 or not self._pending and len(self._started) == len(
                 self._head):
