@@ -57,8 +57,8 @@ def said_once(texts: list[str], said: list[str]) -> list[bool]:
 
 
 def summary_parts(record: Record) -> tuple[str, str, str]:
-    """What ``record_summary`` says: (problem or decision or title, a decision, a rejected
-    alternative), "" for a part it leaves out."""
+    """What ``render.cards.record_summary`` says: (problem or decision or title, a decision,
+    a rejected alternative), "" for a part it leaves out."""
     problem = record.problem.text if record.problem else ""
     decisions = [c.text for c in record.decision if not repeats(c.text, [problem])]
     head = problem or (decisions.pop(0) if decisions else record.title)
