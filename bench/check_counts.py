@@ -14,22 +14,15 @@ import sqlite3
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "server"), str(ROOT)]
 
 from whylens.errors import WhyLensError  # noqa: E402
 from whylens.index.store import IndexStore  # noqa: E402
 from whylens.render.rationale import rationale  # noqa: E402
 from whylens.retrieval.why import why  # noqa: E402
 
-
-def shown(markdown: str, heading: str) -> int:
-    """Items under a ``### heading``: decisions are bold lines, units "- " lines."""
-    for section in markdown.split("\n### ")[1:]:
-        name, _, body = section.partition("\n")
-        if name.startswith(heading):
-            mark = "**" if heading == "Decisions" else "- "
-            return sum(line.startswith(mark) for line in body.splitlines())
-    return 0
+from tests.unit.render.test_said_once import shown_items  # noqa: E402  (the test's count)
 
 
 def symbols_with_knowledge(index: Path) -> list[tuple[str, str]]:
@@ -57,7 +50,7 @@ def main() -> None:
             continue
         checked += 1
         text = rationale(story, max_chars=None)
-        got = (shown(text, "Pitfalls"), shown(text, "Decisions"))
+        got = (shown_items(text, "Pitfalls"), shown_items(text, "Decisions"))
         if got != (story.counts.pitfalls, story.counts.records):
             differ.append((path, name, story.counts.pitfalls, got[0], story.counts.records, got[1]))
     reader.close()

@@ -113,8 +113,9 @@ def test_two_lines_without_full_stops_are_never_one_item(history):
     assert not any("would assert before Replace" in line for line in _items(text) + _items(card))
 
 
-def _shown(markdown: str, heading: str) -> int:
-    """Items under a ``### heading`` of the rationale: decisions are bold lines, units "- "."""
+def shown_items(markdown: str, heading: str) -> int:
+    """Items under a ``### heading`` of the rationale: decisions are bold lines, units "- "
+    (also `bench/check_counts.py`'s count)."""
     for section in markdown.split("\n### ")[1:]:
         name, _, body = section.partition("\n")
         if name.startswith(heading):
@@ -132,5 +133,5 @@ def test_the_counts_a_card_gives_are_the_items_it_shows(history, path, symbol):
     repo, reader = history
     story = why(reader, path, symbol=symbol, repo_root=repo.root, now=NOW)
     text = rationale(story, max_chars=None)
-    assert (_shown(text, "Pitfalls"), _shown(text, "Decisions")) == (
+    assert (shown_items(text, "Pitfalls"), shown_items(text, "Decisions")) == (
         story.counts.pitfalls, story.counts.records), text
