@@ -121,8 +121,8 @@ def run_index(
         store = IndexStore(target)
         prior_meta = _read_meta(store)
         mode, exclude = _plan(repo, prior_meta, head)
-        ck = take(_current(store), resume_segment, head, PIPELINE_VERSION) \
-            if mode == "resumed" else None
+        current = _current(store)
+        ck = take(current, resume_segment, head, PIPELINE_VERSION) if mode == "resumed" else None
         if ck is not None:  # the next segment of a segmented backfill: as its first one was
             mode, exclude, started = ck.mode, [], started - ck.seconds
             ck.summary.next_segment = None
@@ -142,7 +142,7 @@ def run_index(
             # it imports and opens the search side, a third of a one-commit update's time).
             resumed = stack.enter_context(contextlib.closing(store.reader())) \
                 if mode == "resumed" else None
-            first = _current(store) is None  # a first index is readable from its first flush
+            first = current is None  # a first index is readable from its first flush
             writer = stack.enter_context(
                 store.writer(rebuild=(mode == "full" and ck is None),
                              continued=ck.writer if ck is not None else None))

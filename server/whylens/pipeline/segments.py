@@ -9,8 +9,9 @@ from commit to commit (the worker's state: it writes that file itself, and the n
 worker reads it, so it never crosses a pipe or this process), the decision records' window,
 the writer's counters and the summary so far. ``whylens index`` then replaces itself (exec: the
 same process id, its output and its progress go on) with one that resumes from the checkpoint:
-the walk starts past the commits done (``git log --skip``), nothing is anchored twice, and the
-index is the one an unsegmented run writes.
+the walk starts past the commits done (``history.walk``'s ``skip``: listed with ``git
+rev-list``, read with ``git log --no-walk``), nothing is anchored twice, and the index is the
+one an unsegmented run writes.
 
 Only a first backfill is segmented (its generation is readable from the first flush; a rebuild
 over an older index, an incremental run and a run re-applying a tracker export are not).

@@ -1,4 +1,4 @@
-"""Is a change only layout? Formatting-only and typing-only detection, language-aware.
+"""Is a change only layout? Formatting-only detection, language-aware.
 
 ``formatting_only(language, old, new)`` answers for two versions of any piece of code (a whole
 file, a definition, or the removed and added lines of a hunk):
@@ -11,12 +11,12 @@ file, a definition, or the removed and added lines of a hunk):
   interpolation); a comma before a closing bracket, parentheses around a whole expression in a
   delimited slot (``return (x)``, ``x = (a + b)``, ``f((y))``) and JavaScript semicolons are
   dropped; a Kotlin block that only returns (``{ return x }``) is the expression body ``= x``
-  (ktlint's rewrite). Python keeps its structure: every logical line starts with a token holding its
-  indentation, so moving a statement into a block is never formatting.
+  (ktlint's rewrite). Python keeps its structure: every logical line starts with a token
+  holding its indentation, so moving a statement into a block is never formatting.
 
 ``typing_only`` (``symbols.annotations``) says that Python versions differ only by type
-annotations. ``surely_differs`` is the C-speed
-pre-check the anchorer runs first: True means some token certainly changed.
+annotations. ``surely_differs`` is the C-speed pre-check the anchorer runs first: True means
+some token certainly changed.
 """
 
 from __future__ import annotations
