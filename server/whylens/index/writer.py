@@ -16,9 +16,12 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from whoosh.filedb.filestore import FileStorage
+from whoosh.writing import MERGE_SMALL
 
 from whylens.errors import IndexWriteError
 from whylens.index import commitdocs, sidecar, vectors, whoosh_fixes  # noqa: F401 (installs)
+from whylens.index.merges import (merge_all, merge_small_bounded, merge_small_ones,
+                                  merged_already)
 from whylens.index.codec import load_record
 from whylens.index.documents import MEANING, record_document, unit_document
 from whylens.index.events import Names, write_events
@@ -269,7 +272,7 @@ class IndexWriter:
                         writer.delete_by_term("id", doc["id"])
             merge_now = final and self._optimizes(writer.segments, len(docs))
             if merge_now:
-                _merge_all(writer)
+                merge_all(writer)
                 whoosh_fixes.lengths_as_merged(writer)
             for doc in docs:
                 fields = {k: v for k, v in doc.items() if k != MEANING}
@@ -281,9 +284,9 @@ class IndexWriter:
             writer.cancel()
             raise
         if merge_now:
-            writer.commit(mergetype=_merged_already)
+            writer.commit(mergetype=merged_already)
         elif len(self._ix._segments()) >= MERGE_AT_SEGMENTS:
-            writer.commit()
+            writer.commit(mergetype=MERGE_SMALL if self.fresh else merge_small_bounded)
         else:
             writer.commit(merge=False)
         self.counters["documents"] += len(docs)
@@ -319,10 +322,10 @@ class IndexWriter:
         if self._optimizes(segments):
             writer.commit(optimize=True)
         else:
-            # an update that added a few documents merges the small segments only (Whoosh's
-            # MERGE_SMALL policy): rewriting all of them made one new commit cost 1.5 s of
-            # CPU on psf/requests, and the search stays on two segments
-            writer.commit()
+            # an update that added a few documents merges small segments only, a bounded
+            # number of documents (rewriting all of them made one new commit cost 1.5 s of CPU
+            # on psf/requests); a big rebuild folds its small segments into one (``merges``)
+            writer.commit(mergetype=merge_small_ones if self.fresh else merge_small_bounded)
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -360,23 +363,6 @@ class IndexWriter:
             failure = write_failure(str(self.store.path), exc)
             if failure is not None:
                 raise failure from exc
-
-
-def _merge_all(writer) -> None:
-    """Whoosh's OPTIMIZE merge, done before the writer's own documents are added (their
-    document numbers then follow the merged ones'; ``lengths_as_merged`` counts their field
-    lengths as a merge would have)."""
-    from whoosh.reading import SegmentReader
-
-    for segment in writer.segments:
-        reader = SegmentReader(writer.storage, writer.schema, segment)
-        writer.add_reader(reader)
-        reader.close()
-
-
-def _merged_already(writer, segments) -> list:
-    """A Whoosh merge policy: every old segment was merged by ``_merge_all``; none is kept."""
-    return []
 
 
 _WRITE_ERRNOS = {errno.ENOSPC: "the disk is full", errno.EFBIG: "a file size limit was reached",

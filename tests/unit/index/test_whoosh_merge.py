@@ -7,7 +7,7 @@ from whoosh.filedb.filestore import FileStorage
 
 from whylens.index import whoosh_fixes
 from whylens.index.schema import build_schema
-from whylens.index.writer import _merge_all, _merged_already
+from whylens.index.merges import merge_all, merged_already
 
 
 def _docs(start: int, count: int) -> list[dict]:
@@ -58,11 +58,11 @@ def test_documents_added_to_the_merging_writer_count_as_merged(tmp_path):
     _segment(after, first[:5])
     _segment(after, first[5:])
     writer = after.writer()
-    _merge_all(writer)
+    merge_all(writer)
     whoosh_fixes.lengths_as_merged(writer)
     for doc in last:
         writer.add_document(**doc)
-    writer.commit(mergetype=_merged_already)
+    writer.commit(mergetype=merged_already)
 
     assert _contents(after) == _contents(before)
     assert _contents(after)[0] == 1
@@ -78,10 +78,10 @@ def test_plain_lengths_would_differ(tmp_path):
     plain = _index(tmp_path / "plain")
     _segment(plain, first)
     writer = plain.writer()
-    _merge_all(writer)
+    merge_all(writer)
     for doc in last:
         writer.add_document(**doc)
-    writer.commit(mergetype=_merged_already)
+    writer.commit(mergetype=merged_already)
     assert _contents(plain)[2] != _contents(before)[2]
 
 
