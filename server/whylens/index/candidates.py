@@ -166,12 +166,6 @@ class CandidateSearch:
         return lookups.fix_commits(self._db, list(dict.fromkeys(shas)))
 
     @guarded
-    def known_symbol_tails(self, tails: list[str]) -> set[str]:
-        """Those of ``tails`` that name a symbol of this history (any dotted suffix of its
-        name, exact case)."""
-        return lookups.symbol_tails_known(self._db, list(dict.fromkeys(tails)))
-
-    @guarded
     def recent_ids(self, paths, limit: int = 50) -> list[str]:
         """The newest commit documents touching ``paths`` (renames followed): the context a
         caller editing those files brings, ranked with the rest by ``candidates(include=)``."""

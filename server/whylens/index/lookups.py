@@ -82,19 +82,6 @@ def ids_for_symbols(conn, names: list[str]) -> set[str]:
     return found
 
 
-def symbol_tails_known(conn, tails: list[str]) -> set[str]:
-    """Those of ``tails`` that are a dotted suffix of some symbol's name (``send``,
-    ``Session.send``; exact case)."""
-    if not tails:
-        return set()
-    found: set[str] = set()
-    for start in range(0, len(tails), 500):
-        part = tails[start:start + 500]
-        found |= {r[0] for r in conn.execute(
-            f"SELECT DISTINCT tail FROM symbol_tails WHERE tail IN {_in(part)}", part)}
-    return found
-
-
 _FIX_SUBJECT = re.compile(r"\b(?:fix(?:e[sd]|ing)?|bug|regression|crash(?:es|ed)?|revert(?:s|ed)?)\b",
                           re.I)
 
