@@ -13,8 +13,8 @@ the words the question shares with it. The title is printed above the snippet (`
 MCP), so a sentence the title already says and a line of issue references take no room (tune
 half, in-sample: the answer sentence in the first 256 printed characters 0.250 -> 0.289), and
 neither does a squashed PR's step line ("Update errors_test.go", ``steps.is_step``) while a
-sentence that explains is left (tune, in-sample: step lines printed 134 -> 77, the answer
-sentence shown at 256 / 512 / 1024 printed characters unchanged).
+sentence that explains is left (tune, in-sample: step lines in the printed snippets 59 -> 2,
+the answer sentence shown at 256 / 512 / 1024 printed characters unchanged).
 """
 
 from __future__ import annotations
