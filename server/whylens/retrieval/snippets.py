@@ -11,7 +11,10 @@ sentence that repeats one already taken and, beside the best, one of fewer than 
 they are shown in the message's order. A best sentence longer than the budget is cut around
 the words the question shares with it. The title is printed above the snippet (`whylens search`,
 MCP), so a sentence the title already says and a line of issue references take no room (tune
-half, in-sample: the answer sentence in the first 256 printed characters 0.250 -> 0.289).
+half, in-sample: the answer sentence in the first 256 printed characters 0.250 -> 0.289), and
+neither does a squashed PR's step line ("Update errors_test.go", ``steps.is_step``) while a
+sentence that explains is left (tune, in-sample: step lines in the printed snippets 59 -> 2,
+the answer sentence shown at 256 / 512 / 1024 printed characters unchanged).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from whylens.index.commitdocs import doc_id
 from whylens.index.prose import sentences
 from whylens.models import COMMIT_TYPE, Record, Unit
 from whylens.retrieval.query import QueryPlan
+from whylens.retrieval.steps import is_step
 
 if TYPE_CHECKING:
     from whylens.index.reader import IndexReader, QueryTerm
@@ -121,12 +125,13 @@ def pack(group: list[str] | tuple[str, ...], scores: list[float] | tuple[float, 
          terms: list[QueryTerm], budget: int, title: str = "") -> str:
     """The best sentences that fit ``budget`` characters, taken best first and shown in the
     message's order, joined by an ellipsis; a best sentence longer than the budget is cut
-    around the question's words. A sentence that ``title`` (printed above the snippet) already
-    says is left out while another sentence can be shown, and a line of issue references
-    always."""
+    around the question's words. A squashed PR's step line is left out while a sentence that
+    explains is there, and so is a sentence that ``title`` (printed above the snippet) already
+    says; a line of issue references always."""
     said = said_by(title, group)
     useful = [i for i in range(len(group)) if not is_reference(group[i])]
-    kept = [i for i in useful if i not in said] or useful
+    explaining = [i for i in useful if not is_step(group[i])]
+    kept = [i for i in explaining if i not in said] or explaining or useful
     group, scores = [group[i] for i in kept], [scores[i] for i in kept]
     if not group or budget < 1:
         return ""
