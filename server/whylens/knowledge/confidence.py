@@ -54,13 +54,15 @@ WIDE_SYMBOLS = 15  # a commit that changed more symbols speaks for one only wher
 _FRAGMENT = re.compile(
     r"^\W*(?:said|such|also|however|but|and|or|so|then|thus|therefore|hence|instead|otherwise"
     r"|for instance|for example|in that case|which|whereas|additionally|furthermore|moreover"
-    r"|for (?:said|such|these|those)|not that)\b"
+    r"|for (?:said|such|these|those)|not that|besides)\b"
     r"|^\s*[(\[]", re.I)
 # ... or that lost its start: in lower case, a verb with no subject ("was released on ...") or
 # a subordinate clause with no main clause after it ("since the names may change ...").
 _HEADLESS = re.compile(
     r"^(?:was|were|is|are|has|have|had|does|did|doesn'?t|don'?t|isn'?t|can|will|would|should)\b"
-    r"|^(?:since|because|although|though|when|whenever|unless|while|if)\b[^,;:]*$")
+    r"|^(?:since|because|although|though|when|whenever|unless|while|if)\b[^,;:]*$"
+    # a point torn from its numbered list ("2- ActiveHelp is printed ...")
+    r"|^\s*\d+\s*[-)]\s")
 # A sentence about the tests ("This is not done in the test cases, ...", "the test checked only
 # the Usage line"): it speaks of the tests, not of the code the card is about.
 _ABOUT_TESTS = re.compile(r"\b(?:test\s+cases?|the\s+tests?|unit\s+tests?|test\s+suite"
@@ -111,7 +113,22 @@ _PLAN = re.compile(
     r"\b(?:(?:we|i|you)\s+(?:should|could|might|will|need\s+to|have\s+to|may\s+want\s+to)\s+"
     r"(?:go\s+over|revisit|look\s+(?:into|at)|consider|eventually|later|investigate|think\s+about"
     r"|clean\s+up|follow\s+up)|todo|fixme|in\s+(?:a|the)\s+(?:future|follow[- ]up)|at\s+some\s+point"
-    r"|for\s+now|later\s+on)\b", re.I)
+    r"|for\s+now|later\s+on"
+    # a proposal or a wish ("let's also make it nil-able", "we should add a new metric"): tune
+    # cards 2 marginal, sentences 3 no knowledge, none of either useful
+    r"|let['’]s|(?:we|i|you|one)\s+should\s+(?:also\s+)?(?:have|add|provide|offer|introduce"
+    r"|support))\b", re.I)
+# The state before the change, not the code as it is: "Today, the loop prints ...", "Currently
+# ...", "The code recognized that ..." (tune: 3 marginal card items, 4 sentences no knowledge;
+# "The current code follows ..." (present tense) is knowledge and is not matched).
+_BEFORE = re.compile(
+    r"^\W*(?:today|currently|at\s+the\s+moment|right\s+now|until\s+now|so\s+far)\b"
+    r"|^\W*the\s+(?:old\s+|previous\s+|original\s+|existing\s+|former\s+)?code\s+"
+    r"(?:\w+ed|was|were|had|did)\b", re.I)
+# Release housekeeping: the changelog, release notes, HISTORY (the 7 such tune sentences are
+# all no knowledge).
+_RELEASE_NOTES = re.compile(r"\b(?:change\s?log|release\s+notes?|history\.(?:md|rst|txt))\b",
+                            re.I)
 
 
 # Pasted code, a template or a table, not prose: six or more of these, over 4% of the text (the
@@ -122,10 +139,11 @@ CODE_MARKS_MIN, CODE_MARKS_SHARE = 6, 0.04
 
 def fragment(text: str) -> bool:
     """Alone on a card the sentence continues one that is not there, lost its start, speaks of
-    the tests, is a plan or is pasted code (never shown)."""
+    the tests, is a plan or a wish, tells the state before the change, speaks of the release
+    notes or is pasted code (never shown)."""
     marks = len(_CODE_MARKS.findall(text))
     return bool(_FRAGMENT.match(text) or _HEADLESS.match(text) or _ABOUT_TESTS.search(text)
-                or _PLAN.search(text)
+                or _PLAN.search(text) or _BEFORE.match(text) or _RELEASE_NOTES.search(text)
                 or (marks >= CODE_MARKS_MIN and marks > CODE_MARKS_SHARE * len(text)))
 
 

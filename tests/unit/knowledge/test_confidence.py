@@ -68,6 +68,25 @@ def test_what_a_card_never_shows():
      ".Padding}} {{end}}{{end}}", True),
     ("Use ${variable:-} substitution in Bash, that assigns an empty string as default for unbound "
      "variables.", False),
+    # a proposal or a wish, not the code as it is
+    ("Let's also make it nil-able to indicate that a default Content-Type should never be "
+     "applied.", True),
+    ("We should add a new metric showing the number of pool connections, which helps "
+     "monitoring.", True),
+    ("This lets callers pass a timeout tuple, because the pool needs separate connect and read "
+     "timeouts.", False),
+    # the state before the change, not the code as it is
+    ("Today, the loop is printing the completions one value per line and then reading one line "
+     "to a variable.", True),
+    ("The code recognized that --boolFlag followed by a space meant the next word was not its "
+     "argument.", True),
+    ("The current code follows the browser convention of changing the method to a GET on a 302 "
+     "redirect.", False),
+    # release housekeeping; a point torn from its numbered list; a connective with nothing before
+    ("Update the changelog with the pool fix, because the release is due on Monday.", True),
+    ("2- ActiveHelp is printed on the second [tab] press, above the completion choices.", True),
+    ("Besides, the pool is closed twice when the server drops the connection during a retry.",
+     True),
     # about the tests, not the code
     ("This is not done in the test cases, which means that they fail when run on a system that "
      "is behind a proxy.", True),
