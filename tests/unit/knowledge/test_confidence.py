@@ -23,6 +23,7 @@ WHY = ("Connections must be checked before reuse, because the server closes idle
     ("match the route", "Router.match", False),
     ("getURLQuery keeps the raw query", "Context.getURLQuery", True),
     ("req.accepts reads the Accept header", "req.accepts", True),
+    ("do not call super in Response#finish", "Sinatra.Response.finish", True),  # Ruby's #
     ("", "", False),
 ])
 def test_names_symbol(text, symbol, expected):
@@ -47,6 +48,11 @@ def test_what_a_card_never_shows():
     assert never_shown(item(whole_work=True, commit_symbols=both))
     assert not never_shown(item(whole_work=True, commit_symbols=both, text="Pool.get: " + WHY))
     assert not never_shown(item(whole_work=True))  # work that changed this symbol alone
+    # a sentence headed by another symbol of its commit is about that one
+    headed = "Pool.put: " + WHY
+    assert never_shown(item(text=headed, commit_symbols=both))
+    assert not never_shown(item(text="Pool.get: " + WHY, commit_symbols=both))
+    assert not never_shown(item(text="BZMPOP: " + WHY, commit_symbols=both))  # names no symbol
     wide = tuple(f"f{i}" for i in range(WIDE_SYMBOLS + 1)) + ("Pool.get",)
     assert never_shown(item(commit_symbols=wide))
     assert not never_shown(item(commit_symbols=wide, text=WHY.replace("Connections", "Pool.get()")))
