@@ -113,8 +113,9 @@ def evidence(text: str, field: str, knowledge: float, symbol: str, change: str |
     names = [s for s in dict.fromkeys(commit_symbols) if s != symbol]
     mine = names_symbol(text, symbol)
     head = _HEAD.match(text)
-    about_other = bool(head) and not names_symbol(head.group(1), symbol) \
-        and any(names_symbol(head.group(1), s) for s in names)
+    lead = head.group(1) if head else ""
+    about_other = bool(lead) and not names_symbol(lead, symbol) \
+        and any(names_symbol(lead, s) for s in names)
     return ItemEvidence(
         field=field, knowledge=knowledge, change=change, breadth=len(names) + 1,
         names_symbol=mine, names_other=not mine and any(names_symbol(text, s) for s in names),
@@ -161,8 +162,8 @@ CODE_MARKS_MIN, CODE_MARKS_SHARE = 6, 0.04
 
 def fragment(text: str) -> bool:
     """Alone on a card the sentence continues one that is not there, lost its start, speaks of
-    the tests or CI, says the change is safe, is a plan or a wish, tells the state before the change, speaks of the release
-    notes or is pasted code (never shown)."""
+    the tests or CI, says the change is safe, is a plan or a wish, tells the state before the
+    change, speaks of the release notes or is pasted code (never shown)."""
     marks = len(_CODE_MARKS.findall(text))
     return bool(_FRAGMENT.match(text) or _HEADLESS.match(text) or _ABOUT_TESTS.search(text)
                 or _NAMES_TEST.search(text) or _CI.search(text) or _SAFE.search(text)
