@@ -11,10 +11,10 @@
     # nothing says which code showed them), for a person to label blind
     python bench/bench_cards.py report ... --unlabelled /tmp/todo.jsonl
 
-Two sets (bench/labelling/GUIDE.md): ``tune`` (requests, express, redis, mux, and since round 6
+Three sets (bench/labelling/GUIDE.md): ``tune`` (requests, express, redis, mux, and since round 6
 httpx, cobra, sinatra; every weight and gate of the cards was chosen on it, so its figures are
-in-sample) and ``heldout`` (flask, axios,
-gin, jq; reported only). Each repository needs a work tree (the card reads the symbol from the
+in-sample), ``heldout`` (flask, axios, gin, jq; reported only) and, since round 9, ``heldout2``
+(flask, axios, gin, jq, okhttp: 40 more symbols, each with a card that shows an item). Each repository needs a work tree (the card reads the symbol from the
 file) and an index built by the code being measured.
 
 What a card shows is read from the markdown of ``whylens why --symbol`` (the default view) as a
