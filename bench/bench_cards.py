@@ -14,8 +14,9 @@
 Three sets (bench/labelling/GUIDE.md): ``tune`` (requests, express, redis, mux, and since round 6
 httpx, cobra, sinatra; every weight and gate of the cards was chosen on it, so its figures are
 in-sample), ``heldout`` (flask, axios, gin, jq; reported only) and, since round 9, ``heldout2``
-(flask, axios, gin, jq, okhttp: 40 more symbols, each with a card that shows an item). Each repository needs a work tree (the card reads the symbol from the
-file) and an index built by the code being measured.
+(flask, axios, gin, jq, okhttp: 40 more symbols, each with a card that shows an item). Each
+repository needs a work tree (the card reads the symbol from the file) and an index built by the
+code being measured.
 
 What a card shows is read from the markdown of ``whylens why --symbol`` (the default view) as a
 reader sees it: every knowledge item (a pitfall, constraint or fix; a record's problem, cause,
