@@ -11,11 +11,12 @@
     # nothing says which code showed them), for a person to label blind
     python bench/bench_cards.py report ... --unlabelled /tmp/todo.jsonl
 
-Two sets (bench/labelling/GUIDE.md): ``tune`` (requests, express, redis, mux, and since round 6
+Three sets (bench/labelling/GUIDE.md): ``tune`` (requests, express, redis, mux, and since round 6
 httpx, cobra, sinatra; every weight and gate of the cards was chosen on it, so its figures are
-in-sample) and ``heldout`` (flask, axios,
-gin, jq; reported only). Each repository needs a work tree (the card reads the symbol from the
-file) and an index built by the code being measured.
+in-sample), ``heldout`` (flask, axios, gin, jq; reported only) and, since round 9, ``heldout2``
+(flask, axios, gin, jq, okhttp: 40 more symbols, each with a card that shows an item). Each
+repository needs a work tree (the card reads the symbol from the file) and an index built by the
+code being measured.
 
 What a card shows is read from the markdown of ``whylens why --symbol`` (the default view) as a
 reader sees it: every knowledge item (a pitfall, constraint or fix; a record's problem, cause,
@@ -59,6 +60,10 @@ SETS = {
     "heldout": {"symbols": "symbols.tsv", "records": "records.tsv", "record_labels": "records.jsonl"},
     "tune": {"symbols": "tune-symbols.tsv", "records": "tune-records.tsv",
              "record_labels": "tune-records.jsonl"},
+    # round 9: 40 more held-out symbols (flask, axios, gin, jq, okhttp), each chosen among the
+    # symbols whose card shows at least one item (``select --with-items``)
+    "heldout2": {"symbols": "symbols2.tsv", "records": "records2.tsv",
+                 "record_labels": "records2.jsonl"},
 }
 PER_REPO = 10
 MIN_CHANGES = 3
@@ -114,7 +119,10 @@ def select(args) -> int:
                 continue
             if find(outline(file.read_bytes(), language), symbol) is not None:
                 candidates.append((path, symbol, n))
-        picked = sorted(rng.sample(candidates, min(args.per_repo, len(candidates))))
+        if args.with_items:
+            picked = with_items(args, name, repo, candidates, rng)
+        else:
+            picked = sorted(rng.sample(candidates, min(args.per_repo, len(candidates))))
         if name in extra:  # more from one file (express's getter-heavy lib/request.js)
             path, n = extra[name]
             more = [c for c in candidates if c[0] == path and c not in picked]
@@ -125,6 +133,34 @@ def select(args) -> int:
     target.write_text("repo\tpath\tsymbol\tchanges_at_selection\n" + "\n".join(rows) + "\n")
     print(f"wrote {len(rows)} symbols to {target}")
     return 0
+
+
+def with_items(args, name: str, repo: str, candidates: list, rng: random.Random) -> list:
+    """The first ``--per-repo`` candidates, in seeded random order, that no other set holds and
+    whose card (this code, this index) shows at least one item."""
+    from whylens.index.store import IndexStore
+    from whylens.render.rationale import rationale
+    from whylens.retrieval.citations import web_links_from_meta
+    from whylens.retrieval.why import why
+
+    taken = {tuple(line.split("\t")[:3]) for spec in SETS.values()
+             if (LABELS / spec["symbols"]).exists() and spec["symbols"] != SETS[args.set]["symbols"]
+             for line in (LABELS / spec["symbols"]).read_text().splitlines()[1:]}
+    order = sorted(c for c in candidates if (name, c[0], c[1]) not in taken)
+    rng.shuffle(order)
+    picked = []
+    reader = IndexStore(Path(pairs(args.index)[name])).reader()
+    try:
+        links = web_links_from_meta(reader.meta)
+        for path, symbol, n in order:
+            story = why(reader, path, symbol=symbol, repo_root=Path(repo))
+            if items_of(rationale(story, links)):
+                picked.append((path, symbol, n))
+                if len(picked) == args.per_repo:
+                    break
+    finally:
+        reader.close()
+    return sorted(picked)
 
 
 def symbols(args) -> list[tuple[str, str, str]]:
@@ -403,6 +439,8 @@ def main() -> int:
         if name == "select":
             p.add_argument("--extra", action="append",
                            help="NAME=PATH:N: N more symbols from one file of NAME")
+            p.add_argument("--with-items", action="store_true",
+                           help="only symbols whose card shows an item (first N, seeded order)")
         if name == "report":
             p.add_argument("--baseline", action="append",
                            help="LABEL=a `server` folder of code to compare with")

@@ -44,7 +44,7 @@ from whylens.index.schema import SCHEMA_VERSION
 # .15: a record's decision is a choice (no guess, background, verdict); card items that lost their
 # start, speak of the tests, plan or paste code are never shown;
 # .16: a Kotlin block that only returns and its expression body are the same code
-PIPELINE_VERSION = f"{SCHEMA_VERSION}.16"
+PIPELINE_VERSION = f"{SCHEMA_VERSION}.17"
 
 
 def outdated_reason(meta: dict) -> str | None:

@@ -54,17 +54,31 @@ WIDE_SYMBOLS = 15  # a commit that changed more symbols speaks for one only wher
 _FRAGMENT = re.compile(
     r"^\W*(?:said|such|also|however|but|and|or|so|then|thus|therefore|hence|instead|otherwise"
     r"|for instance|for example|in that case|which|whereas|additionally|furthermore|moreover"
-    r"|for (?:said|such|these|those)|not that)\b"
+    r"|for (?:said|such|these|those)|not that|besides)\b"
     r"|^\s*[(\[]", re.I)
 # ... or that lost its start: in lower case, a verb with no subject ("was released on ...") or
 # a subordinate clause with no main clause after it ("since the names may change ...").
 _HEADLESS = re.compile(
     r"^(?:was|were|is|are|has|have|had|does|did|doesn'?t|don'?t|isn'?t|can|will|would|should)\b"
-    r"|^(?:since|because|although|though|when|whenever|unless|while|if)\b[^,;:]*$")
+    r"|^(?:since|because|although|though|when|whenever|unless|while|if)\b[^,;:]*$"
+    # a point torn from its numbered list ("2- ActiveHelp is printed ...")
+    r"|^\s*\d+\s*[-)]\s")
 # A sentence about the tests ("This is not done in the test cases, ...", "the test checked only
 # the Usage line"): it speaks of the tests, not of the code the card is about.
 _ABOUT_TESTS = re.compile(r"\b(?:test\s+cases?|the\s+tests?|unit\s+tests?|test\s+suite"
                           r"|tests?\s+(?:fail|pass)\w*)\b", re.I)
+# ... or names one (TestRoute, test_auth.py, assert.NoError): tune 15 sentences no knowledge,
+# 1 noise card item, nothing useful
+_NAMES_TEST = re.compile(r"\bTest[A-Z]\w*|\btest_\w+|\w+_test\.\w+|\b(?:assert|require)\.[A-Z]\w*")
+# ... or of CI (the tune sentences: 25 of 26 no knowledge)
+_CI = re.compile(r"\bCI\b|\b(?:[Tt]ravis|[Aa]pp[Vv]eyor|[Cc]ircle[Cc][Ii]|GitHub [Aa]ctions"
+                 r"|(?:GitHub|[Tt]est|CI) [Ww]orkflows?)\b|\bworkflows?/|\.github/")
+# ... or says the change is safe, not why the code is so ("the default behavior is unchanged",
+# "it shouldn't cause any compatibility issues": tune 2 card items marginal / noise, 1 sentence
+# no knowledge)
+_SAFE = re.compile(r"\b(?:behaviou?r\s+is\s+unchanged|no\s+(?:functional|behaviou?ral|behaviou?r)"
+                   r"\s+changes?|(?:shouldn't|should\s+not|won't|will\s+not)\s+(?:cause|introduce)"
+                   r"\s+any\s+(?:compatibility|breaking)|backwards?[- ]compatible\s+for)\b", re.I)
 # ... and one that opens like this leans on it, or speaks of the change rather than the code.
 _PRONOUN = re.compile(r"^\W*(?:it|its|it's|this|that|these|those|they|them|here|there"
                       r"|in this case|finally)\b", re.I)
@@ -89,6 +103,7 @@ class ItemEvidence:
     about_change: bool  # speaks of the change itself ("This commit ...", "The fix ...")
     title: bool = False  # a record's title, or a sentence repeating it
     whole_work: bool = False  # a merge PR's description (no one commit of it)
+    about_other: bool = False  # headed by another symbol its commit changed ("dbRandomKey: ...")
 
 
 def evidence(text: str, field: str, knowledge: float, symbol: str, change: str | None,
@@ -97,12 +112,22 @@ def evidence(text: str, field: str, knowledge: float, symbol: str, change: str |
     its commit changed (for a merge PR's description: the PR's)."""
     names = [s for s in dict.fromkeys(commit_symbols) if s != symbol]
     mine = names_symbol(text, symbol)
+    head = _HEAD.match(text)
+    lead = head.group(1) if head else ""
+    about_other = bool(lead) and not names_symbol(lead, symbol) \
+        and any(names_symbol(lead, s) for s in names)
     return ItemEvidence(
         field=field, knowledge=knowledge, change=change, breadth=len(names) + 1,
         names_symbol=mine, names_other=not mine and any(names_symbol(text, s) for s in names),
         words=len(_WORDS.findall(text)), fragment=fragment(text),
         pronoun=bool(_PRONOUN.match(text)), about_change=bool(_SELF.match(text)),
-        title=title, whole_work=whole_work)
+        title=title, whole_work=whole_work, about_other=about_other)
+
+
+# A sentence headed by a name and a colon ("RM_ZsetRem: delete the key if empty") is about that
+# name (tune: on another symbol's card 1 marginal, 1 noise; "BZMPOP: ..." names no symbol, and
+# "res.location: ..." is shown on res.location's card)
+_HEAD = re.compile(r"^\W*([A-Za-z_$][\w.#$]*(?:\(\))?):\s")
 
 
 # A plan, not the code as it is: "we should go over ...", "TODO", "at some point", "for now" (the
@@ -111,7 +136,22 @@ _PLAN = re.compile(
     r"\b(?:(?:we|i|you)\s+(?:should|could|might|will|need\s+to|have\s+to|may\s+want\s+to)\s+"
     r"(?:go\s+over|revisit|look\s+(?:into|at)|consider|eventually|later|investigate|think\s+about"
     r"|clean\s+up|follow\s+up)|todo|fixme|in\s+(?:a|the)\s+(?:future|follow[- ]up)|at\s+some\s+point"
-    r"|for\s+now|later\s+on)\b", re.I)
+    r"|for\s+now|later\s+on"
+    # a proposal or a wish ("let's also make it nil-able", "we should add a new metric"): tune
+    # cards 2 marginal, sentences 3 no knowledge, none of either useful
+    r"|let['’]s|(?:we|i|you|one)\s+should\s+(?:also\s+)?(?:have|add|provide|offer|introduce"
+    r"|support))\b", re.I)
+# The state before the change, not the code as it is: "Today, the loop prints ...", "Currently
+# ...", "The code recognized that ..." (tune: 3 marginal card items, 4 sentences no knowledge;
+# "The current code follows ..." (present tense) is knowledge and is not matched).
+_BEFORE = re.compile(
+    r"^\W*(?:today|currently|at\s+the\s+moment|right\s+now|until\s+now|so\s+far)\b"
+    r"|^\W*the\s+(?:old\s+|previous\s+|original\s+|existing\s+|former\s+)?code\s+"
+    r"(?:\w+ed|was|were|had|did)\b", re.I)
+# Release housekeeping: the changelog, release notes, HISTORY (the 7 such tune sentences are
+# all no knowledge).
+_RELEASE_NOTES = re.compile(r"\b(?:change\s?log|release\s+notes?|history\.(?:md|rst|txt))\b",
+                            re.I)
 
 
 # Pasted code, a template or a table, not prose: six or more of these, over 4% of the text (the
@@ -122,10 +162,12 @@ CODE_MARKS_MIN, CODE_MARKS_SHARE = 6, 0.04
 
 def fragment(text: str) -> bool:
     """Alone on a card the sentence continues one that is not there, lost its start, speaks of
-    the tests, is a plan or is pasted code (never shown)."""
+    the tests or CI, says the change is safe, is a plan or a wish, tells the state before the
+    change, speaks of the release notes or is pasted code (never shown)."""
     marks = len(_CODE_MARKS.findall(text))
     return bool(_FRAGMENT.match(text) or _HEADLESS.match(text) or _ABOUT_TESTS.search(text)
-                or _PLAN.search(text)
+                or _NAMES_TEST.search(text) or _CI.search(text) or _SAFE.search(text)
+                or _PLAN.search(text) or _BEFORE.match(text) or _RELEASE_NOTES.search(text)
                 or (marks >= CODE_MARKS_MIN and marks > CODE_MARKS_SHARE * len(text)))
 
 
@@ -139,7 +181,7 @@ def confidence(item: ItemEvidence) -> float:
 
 
 def never_shown(item: ItemEvidence) -> bool:
-    if item.title or item.fragment or item.change is None:
+    if item.title or item.fragment or item.about_other or item.change is None:
         return True
     # the description of wider work, or a wide change, speaks for this symbol only where it
     # names it
@@ -172,7 +214,8 @@ def names_symbol(text: str, symbol: str) -> bool:
     if not parts:
         return False
     bare = parts[-1]
-    if len(parts) > 1 and _word_in(f"{parts[-2]}.{bare}", text):
+    if len(parts) > 1 and (_word_in(f"{parts[-2]}.{bare}", text)
+                           or _word_in(f"{parts[-2]}#{bare}", text)):  # Ruby's Class#method
         return True
     identifier = bool(_IDENTIFIER.search(bare))
     if identifier and len(bare) > 3 and _word_in(bare, text):

@@ -23,6 +23,7 @@ WHY = ("Connections must be checked before reuse, because the server closes idle
     ("match the route", "Router.match", False),
     ("getURLQuery keeps the raw query", "Context.getURLQuery", True),
     ("req.accepts reads the Accept header", "req.accepts", True),
+    ("do not call super in Response#finish", "Sinatra.Response.finish", True),  # Ruby's #
     ("", "", False),
 ])
 def test_names_symbol(text, symbol, expected):
@@ -47,6 +48,11 @@ def test_what_a_card_never_shows():
     assert never_shown(item(whole_work=True, commit_symbols=both))
     assert not never_shown(item(whole_work=True, commit_symbols=both, text="Pool.get: " + WHY))
     assert not never_shown(item(whole_work=True))  # work that changed this symbol alone
+    # a sentence headed by another symbol of its commit is about that one
+    headed = "Pool.put: " + WHY
+    assert never_shown(item(text=headed, commit_symbols=both))
+    assert not never_shown(item(text="Pool.get: " + WHY, commit_symbols=both))
+    assert not never_shown(item(text="BZMPOP: " + WHY, commit_symbols=both))  # names no symbol
     wide = tuple(f"f{i}" for i in range(WIDE_SYMBOLS + 1)) + ("Pool.get",)
     assert never_shown(item(commit_symbols=wide))
     assert not never_shown(item(commit_symbols=wide, text=WHY.replace("Connections", "Pool.get()")))
@@ -68,6 +74,31 @@ def test_what_a_card_never_shows():
      ".Padding}} {{end}}{{end}}", True),
     ("Use ${variable:-} substitution in Bash, that assigns an empty string as default for unbound "
      "variables.", False),
+    # a proposal or a wish, not the code as it is
+    ("Let's also make it nil-able to indicate that a default Content-Type should never be "
+     "applied.", True),
+    ("We should add a new metric showing the number of pool connections, which helps "
+     "monitoring.", True),
+    ("This lets callers pass a timeout tuple, because the pool needs separate connect and read "
+     "timeouts.", False),
+    # the state before the change, not the code as it is
+    ("Today, the loop is printing the completions one value per line and then reading one line "
+     "to a variable.", True),
+    ("The code recognized that --boolFlag followed by a space meant the next word was not its "
+     "argument.", True),
+    ("The current code follows the browser convention of changing the method to a GET on a 302 "
+     "redirect.", False),
+    # release housekeeping; a point torn from its numbered list; a connective with nothing before
+    ("Update the changelog with the pool fix, because the release is due on Monday.", True),
+    ("2- ActiveHelp is printed on the second [tab] press, above the completion choices.", True),
+    ("Besides, the pool is closed twice when the server drops the connection during a retry.",
+     True),
+    # names a test, speaks of CI, says the change is safe
+    ("Make TestMethodsSubrouter stateless, because the pool is shared between the subtests.",
+     True),
+    ("Show error details during the pool setup in CI, because the runner hides them.", True),
+    ("The default value is True, which means the default behavior is unchanged.", True),
+    ("The Testing flag must be set before the pool starts, because workers read it once.", False),
     # about the tests, not the code
     ("This is not done in the test cases, which means that they fail when run on a system that "
      "is behind a proxy.", True),
