@@ -125,8 +125,10 @@ def _no_choice(text: str) -> bool:
     """A guess, the background, what does not work, the state before, a verdict: no choice
     (``cues.NOT_A_CHOICE``), unless it also says what the change does; a sentence that opens on
     the background (``cues.BACKGROUND_OPENING``) says so only after its opening clause."""
-    if BACKGROUND_OPENING.match(text):
-        clause_end = _CLAUSE_END.search(text)
+    opening = BACKGROUND_OPENING.match(text)
+    if opening:  # the clause ends at the first comma after the connective's own ("So, if ...,")
+        start = len(text) - len(text[opening.end():].lstrip(" ,"))
+        clause_end = _CLAUSE_END.search(text, start)
         return not (clause_end and CHOICE_MADE.search(text, clause_end.end()))
     return bool(NOT_A_CHOICE.search(text)) and not CHOICE_MADE.search(text)
 

@@ -106,6 +106,7 @@ def test_a_sentence_that_makes_no_choice_is_no_decision(sentence) -> None:
     "close it.",
     "But unlike the session's connections, the pooled ones are never closed.",
     "So the pool hands the same connection to both threads.",
+    'So, if the caller passed "Pool" instead of "pool", it would be given a fresh pool.',
     "Previously the pool handed out a connection twice when two threads asked at once.",
     "These connections are currently being reused by two threads.",  # the state before
     "The theory is that a thread gets preempted inside get, so the other one pops it too.",
