@@ -43,8 +43,11 @@ from whylens.index.schema import SCHEMA_VERSION
 # on the whole definition, which makes no event when only its comments and blanks changed;
 # .15: a record's decision is a choice (no guess, background, verdict); card items that lost their
 # start, speak of the tests, plan or paste code are never shown;
-# .16: a Kotlin block that only returns and its expression body are the same code
-PIPELINE_VERSION = f"{SCHEMA_VERSION}.17"
+# .16: a Kotlin block that only returns and its expression body are the same code;
+# .17: card sentences that plan, state the state before, or name a test or CI are never shown;
+# .18: a record's decision is no sentence that opens on the background ("But ...", "So ...")
+# unless what follows its opening clause is the change, nor a guess or "currently ..."
+PIPELINE_VERSION = f"{SCHEMA_VERSION}.18"
 
 
 def outdated_reason(meta: dict) -> str | None:

@@ -22,8 +22,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from whylens.knowledge.classify import SentenceModel
-from whylens.knowledge.cues import (ACTION_VERBS, BEFORE, CAUSE, CHOICE_MADE, DECISION,
-                                   FAILURE_TITLE, NOT_A_CHOICE, REJECTED, STRONG_CAUSE)
+from whylens.knowledge.cues import (ACTION_VERBS, BACKGROUND_OPENING, BEFORE, CAUSE, CHOICE_MADE,
+                                   DECISION, FAILURE_TITLE, NOT_A_CHOICE, REJECTED,
+                                   STRONG_CAUSE)
 from whylens.knowledge.features import CommitKind, sentence_features
 from whylens.knowledge.heuristics import vetoed
 from whylens.knowledge.subjects import housekeeping_text, test_note
@@ -122,8 +123,17 @@ def _failure_title(text: str) -> bool:
 
 def _no_choice(text: str) -> bool:
     """A guess, the background, what does not work, the state before, a verdict: no choice
-    (``cues.NOT_A_CHOICE``), unless it also says what the change does."""
+    (``cues.NOT_A_CHOICE``), unless it also says what the change does; a sentence that opens on
+    the background (``cues.BACKGROUND_OPENING``) says so only after its opening clause."""
+    opening = BACKGROUND_OPENING.match(text)
+    if opening:  # the clause ends at the first comma after the connective's own ("So, if ...,")
+        start = len(text) - len(text[opening.end():].lstrip(" ,"))
+        clause_end = _CLAUSE_END.search(text, start)
+        return not (clause_end and CHOICE_MADE.search(text, clause_end.end()))
     return bool(NOT_A_CHOICE.search(text)) and not CHOICE_MADE.search(text)
+
+
+_CLAUSE_END = re.compile(r"[,;:]|\s[-—–]\s")
 
 
 def _step(text: str, subjects: set[str]) -> bool:

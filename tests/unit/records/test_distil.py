@@ -97,6 +97,26 @@ def test_a_sentence_that_makes_no_choice_is_no_decision(sentence) -> None:
     assert sentence not in [c.text for c in fields.decision]
 
 
+@pytest.mark.parametrize("sentence", [
+    # the "now" and the "we call" are the background's, not the change's
+    "Given that now the pool and the session agree on the free list, both hangs should no "
+    "longer be possible.",
+    "That is we call pop() over the free list without holding the lock.",
+    "As it now returns the connection as well, any caller of get will need to be updated to "
+    "close it.",
+    "But unlike the session's connections, the pooled ones are never closed.",
+    "So the pool hands the same connection to both threads.",
+    'So, if the caller passed "Pool" instead of "pool", it would be given a fresh pool.',
+    "Previously the pool handed out a connection twice when two threads asked at once.",
+    "These connections are currently being reused by two threads.",  # the state before
+    "The theory is that a thread gets preempted inside get, so the other one pops it too.",
+])
+def test_a_sentence_that_opens_on_the_background_is_no_decision(sentence) -> None:
+    fields = fields_of("Fix pool exhaustion", sentence + "\n\nGuard the free list with a lock "
+                       "so that two threads never take the same connection.")
+    assert sentence not in [c.text for c in fields.decision]
+
+
 def test_a_choice_with_its_background_is_a_decision() -> None:
     sentence = ("Since it only needs the first value, we create a specialised getter for the pool "
                 "instead of a loop.")
