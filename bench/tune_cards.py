@@ -26,7 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_cards import SETS, clean, each_symbol, items_of, load_labels, pairs  # noqa: E402
+from bench_cards import clean, each_symbol, items_of, load_labels  # noqa: E402
+from card_sets import SETS, pairs  # noqa: E402
 
 OPEN = -1.0  # a gate every item passes
 
