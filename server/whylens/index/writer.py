@@ -155,11 +155,6 @@ class IndexWriter:
     def set_meta(self, **values) -> None:
         sidecar.write_meta(self._conn, values)
 
-    @property
-    def pending_documents(self) -> int:
-        """Search documents buffered for the next Whoosh write."""
-        return len(self._pending)
-
     def _queue(self, documents: Iterable[dict]) -> None:
         for doc in documents:
             self._pending[doc["id"]] = doc

@@ -45,7 +45,7 @@ from whylens.pipeline.blame import IncrementalBlame, blamed_files
 from whylens.pipeline.lookback import earlier_commits
 from whylens.pipeline.records import RecordWindows
 from whylens.pipeline.segments import (
-    ANCHOR_STATE, Checkpoint, SegmentPolicy, give_back, new_token, save, take,
+    ANCHOR_STATE, Checkpoint, SegmentPolicy, new_token, save, take,
 )
 from whylens.progress import IndexStats, Progress
 from whylens.symbols.skip import path_skip_reason
@@ -57,12 +57,6 @@ log = logging.getLogger(__name__)
 FIRST_FLUSH_SECONDS = 1.0
 MAX_FLUSH_SECONDS = 60.0
 BATCH_COMMITS = 400  # hand work to the index writer in batches of this many commits
-# A segmented backfill's flushes hold at most about this many documents (a records round's
-# are written alone): a Whoosh write's posting pool (~14 KB per document) stays in the
-# indexer's RSS after it, so the biggest write sets a segment's peak (a 3,600-document write
-# added 52 MB). Its later segments flush by documents and every MAX_FLUSH_SECONDS only (the
-# first segment is readable early already; each small flush costs a Whoosh segment).
-SEGMENT_FLUSH_DOCS = 1_000
 
 
 def _read_meta(store: IndexStore) -> dict:
@@ -295,9 +289,8 @@ class _Miner:
         saved in ``state_file`` (``Anchoring.checkpointing``)."""
         writer, summary = self.writer, self.summary
         batch: list[Commit] = []
-        interval = MAX_FLUSH_SECONDS if policy is not None and skip else FIRST_FLUSH_SECONDS
-        next_flush = time.monotonic() + interval
-        by_docs = SEGMENT_FLUSH_DOCS if policy is not None else None
+        next_flush = time.monotonic() + FIRST_FLUSH_SECONDS
+        interval = FIRST_FLUSH_SECONDS
         walked = skip
         cut = [False]
 
@@ -323,28 +316,15 @@ class _Miner:
             else:
                 self.blame.add(commit, runs)
             summary.blame_runs += len(runs)
-            if by_docs is not None and self.windows.round_next and writer.pending_documents:
-                writer.add_commits(batch)  # the round's records make a write of their own
-                batch = []
-                writer.flush()
-                give_back()
             self.windows.add(slim, changes)
             if len(batch) >= BATCH_COMMITS:
                 writer.add_commits(batch)
                 batch = []
                 self.report("mine", walked, self.total.value())
-            if by_docs is not None and writer.pending_documents + len(batch) >= by_docs:
+            if time.monotonic() > next_flush:
                 writer.add_commits(batch)
                 batch = []
                 writer.flush()
-                give_back()
-                self.report("mine", walked, self.total.value())
-            elif time.monotonic() > next_flush:
-                writer.add_commits(batch)
-                batch = []
-                writer.flush()
-                if by_docs is not None:
-                    give_back()
                 self.report("mine", walked, self.total.value())
                 interval = min(interval * 2, MAX_FLUSH_SECONDS)
                 next_flush = time.monotonic() + interval

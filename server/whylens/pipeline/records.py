@@ -52,11 +52,6 @@ class RecordWindows:
         """True when the whole history is kept (a tracker export to re-apply)."""
         return self._export is not None
 
-    @property
-    def round_next(self) -> bool:
-        """Whether the next ``add`` builds (and writes) a round of records."""
-        return self._export is None and len(self._commits) + 1 >= 2 * self._window
-
     def checkpoint(self) -> dict:
         """The window so far, picklable (a segmented backfill's next segment ``restore``s it)."""
         return {"commits": list(self._commits), "events": self._events,

@@ -21,9 +21,6 @@ resumes as a killed run does, and the checkpoint is dropped.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import functools
 import os
 import pickle
 import secrets
@@ -148,20 +145,3 @@ def tree_rss_mb(pid: int) -> int:
         except (OSError, ValueError):
             continue  # it ended meanwhile
     return total // 1024
-
-
-def give_back() -> None:
-    """Hand the C heap's free pages back to the system (glibc's ``malloc_trim``; nothing
-    elsewhere): a Whoosh write's buffers, freed, otherwise stay in the indexer's RSS (a
-    fresh segment on a 100k history: about 10 MB after a few writes, in ~1 ms)."""
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
-
-
-@functools.lru_cache(maxsize=1)
-def _malloc_trim() -> Any:
-    try:
-        return getattr(ctypes.CDLL(ctypes.util.find_library("c") or None), "malloc_trim", None)
-    except OSError:
-        return None
