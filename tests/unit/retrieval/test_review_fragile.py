@@ -71,3 +71,28 @@ def test_one_fix_after_a_burst_of_changes_stays_under_the_gate(make_repo, index_
     run_index(repo.root, index_dir)
     _change(repo)
     assert _found(repo, index_dir) == []
+
+
+def _fixed(repo, fixes: int) -> None:
+    """``parse`` added, then fixed ``fixes`` times three weeks apart (no other change to it)."""
+    repo.commit("Add the parser\n", {"parse.py": _parser(0)}, days=40)
+    for i in range(1, fixes + 1):
+        repo.commit(f"Fix crash in parse on comment form {i}\n", {"parse.py": _parser(i)}, days=21)
+
+
+def test_a_function_fixed_four_times_lately_is_fix_prone(make_repo, index_dir):
+    repo = make_repo("prone")
+    _fixed(repo, 4)
+    run_index(repo.root, index_dir)
+    _change(repo)
+    found = _found(repo, index_dir)
+    assert [(s.symbol, s.path) for s in found] == [("parse", "parse.py")]
+    assert found[0].confidence >= GATE and "was fixed 4 times in the last 180 days" in found[0].body
+
+
+def test_three_fixes_are_not_fix_prone(make_repo, index_dir):
+    repo = make_repo("three")
+    _fixed(repo, 3)
+    run_index(repo.root, index_dir)
+    _change(repo)
+    assert _found(repo, index_dir) == []
