@@ -13,7 +13,9 @@ from whylens.retrieval.review import GATE, review
 def _parser(step: int) -> str:
     checks = "".join(f"    if text.startswith('#{i}'):\n        return None\n" for i in range(step))
     return ("def other(value):\n    return value\n\n\n"
-            f"def parse(text):\n{checks}    parts = text.split(',')\n    return [p.strip() for p in parts]\n")
+            f"def parse(text):\n{checks}    parts = text.split(',')\n    kept = [p for p in parts if p]\n"
+            "    kept = [p.lower() for p in kept]\n    kept = [p.replace('-', '_') for p in kept]\n"
+            "    kept = [p.rstrip('.') for p in kept]\n    return [p.strip() for p in kept]\n")
 
 
 def _history(repo, fixed_after: int) -> None:
@@ -95,4 +97,16 @@ def test_three_fixes_are_not_fix_prone(make_repo, index_dir):
     _fixed(repo, 3)
     run_index(repo.root, index_dir)
     _change(repo)
+    assert _found(repo, index_dir) == []
+
+
+def test_a_fix_prone_function_changed_away_from_its_fixes_lines_is_not_flagged(make_repo, index_dir):
+    """The fixes guarded the lines at the top of ``parse``; a change four lines further down
+    touches nothing they changed."""
+    repo = make_repo("far")
+    _fixed(repo, 4)
+    run_index(repo.root, index_dir)
+    repo.git("checkout", "-q", "-b", "feature")
+    text = (repo.root / "parse.py").read_text(encoding="utf-8")
+    repo.write("parse.py", text.replace("p.rstrip('.')", "p.rstrip('!')"))
     assert _found(repo, index_dir) == []
