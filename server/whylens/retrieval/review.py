@@ -57,6 +57,7 @@ GATE = 0.55
 # anchor are off (``review_constraints.WIDE_SHIFT``). Sixth round (review6, requests, express,
 # sinatra; re-applied reverts matched whatever the index run or the revert's form): unchanged.
 # Eighth round (review8, the same three; noise rules, ``fragile``): unchanged, ``fragile`` unshifted.
+# Ninth round (review9, the same three; ``fragile``'s fix-prone form, reorder-only reverts): unchanged.
 KIND_SHIFT: dict[str, float] = {
     "reintroduces-fixed": -0.2, "rewrites-fix": -0.1, "reintroduces-pitfall": -0.2,
     "reverted-before": -0.2, "co-change": -0.4,
