@@ -45,7 +45,7 @@ partner plausibly needs the same change (two templates carrying the same links).
 it concerns something the change does not touch, the change is docs / formatting only, the fix's
 logic survives the edit (moved, renamed, re-indented), the code is removed on purpose (a feature
 or helper deleted), the partner needs nothing, or it repeats a comment already made on the same
-change. ``fragile``: useful when the change modifies code of the symbol that one of the cited fixes
+change. ``fragile`` (either form): useful when the change modifies code of the symbol that one of the cited fixes
 changed or whose failure they concern (the same call, condition or feature); noise when the change
 there is cosmetic or a removal on purpose, or touches parts the cited fixes do not concern.
 

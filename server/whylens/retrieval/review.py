@@ -13,7 +13,7 @@ The checks, each in its own module with its confidence set out next to it:
 - co-change (``review_cochange``): a file or symbol that history changes together with the
   changed one, untouched here;
 - ``fragile`` (``review_fragile``): every one of the changed symbol's last changes was followed
-  by a fix.
+  by a fix, or it was fixed four times in the last 180 days, once on lines the change touches.
 
 ``GATE`` drops the rest; it was chosen on the tune repositories' replay (bench/replay_review.py,
 hand labels in bench/labels/review-requests.tsv and review-express.tsv) and reported on held-out
@@ -26,6 +26,7 @@ order), and the report says so.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -35,7 +36,7 @@ from whylens.retrieval import review_cochange, review_reapply
 from whylens.retrieval.evidence import anchored_exactly, has_fix_edge
 from whylens.retrieval.review_constraints import constraints, current_facts
 from whylens.retrieval.review_context import ReviewContext
-from whylens.retrieval.review_fragile import fragile
+from whylens.retrieval.review_fragile import fragile, near_commits
 from whylens.retrieval.review_hunks import (
     ChangedSymbol, TextReader, changed_lines, changed_symbols, file_view, safe_read,
 )
@@ -56,6 +57,7 @@ GATE = 0.55
 # anchor are off (``review_constraints.WIDE_SHIFT``). Sixth round (review6, requests, express,
 # sinatra; re-applied reverts matched whatever the index run or the revert's form): unchanged.
 # Eighth round (review8, the same three; noise rules, ``fragile``): unchanged, ``fragile`` unshifted.
+# Ninth round (review9, the same three; ``fragile``'s fix-prone form, reorder-only reverts): unchanged.
 KIND_SHIFT: dict[str, float] = {
     "reintroduces-fixed": -0.2, "rewrites-fix": -0.1, "reintroduces-pitfall": -0.2,
     "reverted-before": -0.2, "co-change": -0.4,
@@ -117,8 +119,9 @@ def review_report(reader, repo_root, changes: list[FileChange], read_head: TextR
     views = [v for v in (file_view(c, read_head, read_base) for c in kept) if v is not None]
     for view in views:
         neighbours = _file_pitfalls(reader, view.paths)
+        near = functools.cache(functools.partial(near_commits, reader, view))
         for where in view.changed_symbols():
-            _check_symbol(ctx, where, view.paths, neighbours, message)
+            _check_symbol(ctx, where, view.paths, neighbours, message, near)
     review_reapply.check(ctx, views, patches)
     review_cochange.check(ctx, views, exists or (lambda p: safe_read(read_head, p) is not None))
     found = _one_per_change([calibrated(s) for s in _superseded_dropped(ctx.out, gate)])
@@ -172,7 +175,7 @@ def _within(changes: list[FileChange], max_lines: int) -> tuple[list[FileChange]
 
 
 def _check_symbol(ctx: ReviewContext, where: ChangedSymbol, paths: list[str],
-                  neighbours: list[Unit], message: str) -> None:
+                  neighbours: list[Unit], message: str, near: Callable[[], set[str]]) -> None:
     reader = ctx.reader
     own_patterns: list[Unit] = []
     if where.symbol is not None:
@@ -182,7 +185,7 @@ def _check_symbol(ctx: ReviewContext, where: ChangedSymbol, paths: list[str],
         history = _first_nonempty(lambda p: reader.symbol_history(name, path=p), paths)
         history = sorted(history, key=lambda e: -e.timestamp)
         reverted_before(ctx, where, name, history, units)
-        fragile(ctx, where, name, history)
+        fragile(ctx, where, name, history, near)
         own_patterns = [u for u in units if u.type == "pattern"]
         records = _first_nonempty(lambda p: reader.records_for_symbol(name, path=p), paths)
         facts = current_facts(ctx, [u for u in units if u.type == "fact"], records)

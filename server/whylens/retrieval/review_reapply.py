@@ -21,8 +21,10 @@ Fixes of tests, typos, docs, lint, builds or merges are not failures to guard ag
 fixes outside product source (tests, examples, docs, build manifests, vendored or generated files)
 or in a file the change deletes: left out; nor is a rewrite that only takes out a fix's import
 lines. A revert is matched in prose files (AUTHORS, a changelog) only when it changed nothing
-else or the change touches its code too. A deleted file counts against a revert only when the revert restored
-most of it (the change deletes again what the revert brought back).
+else or the change touches its code too. A deleted file counts against a revert only when the
+revert restored most of it (the change deletes again what the revert brought back). A revert
+that only reorders lines is caught by their order (``review_moves``: the change puts them back
+as they were before it), with the share of its moved hunks put back as ``undone`` (+0.05).
 Only matches inside the symbols the revert or fix changed count (or outside any symbol). A finding
 needs ``MIN_MATCHED`` shared fingerprints, or all of them when the revert or fix is tiny; it cites
 both commits and quotes the revert's or fix's reason.
@@ -37,6 +39,7 @@ from whylens.markup import inline
 from whylens.retrieval.citations import change_ref, commit_ref
 from whylens.retrieval.review_context import ReviewContext
 from whylens.retrieval.review_hunks import FileView, git_lines
+from whylens.retrieval.review_moves import Moves, moved_back
 from whylens.retrieval.review_patches import CommitPatch, FilePatch, PatchReader, reason
 from whylens.retrieval.review_tokens import fingerprint, fingerprint_in_context
 from whylens.retrieval.text import relative_age
@@ -280,12 +283,13 @@ def check(ctx: ReviewContext, views: list[FileView], patches: PatchReader | None
             symbols = {e.symbol for e in ctx.reader.events_of(item.sha) if e.path in (old, path)}
             if symbols:
                 found = within(found, mine, symbols, nested=item.kind == "revert")
-            if mine.loose and found.matched < found.could_return + found.could_go:
-                continue
             if item.kind == "revert" and _prose_only(ctx, item):
                 continue
-            if substantial(found) and not _swept_away(by_path[path], patch, found):
+            whole = not mine.loose or found.matched == found.could_return + found.could_go
+            if whole and substantial(found) and not _swept_away(by_path[path], patch, found):
                 _report(ctx, mine, item, commit, found)
+            elif item.kind == "revert" and (moves := moved_back(by_path[path], patch)):
+                _report(ctx, mine, item, commit, found, moves)  # the lines are back in its order
 
 
 def _prose_only(ctx: ReviewContext, item: Past) -> bool:
@@ -298,22 +302,23 @@ def _prose_only(ctx: ReviewContext, item: Past) -> bool:
 
 
 def _report(ctx: ReviewContext, prints: ChangePrints, item: Past, commit: CommitPatch,
-            found: Overlap) -> None:
+            found: Overlap, moves: Moves | None = None) -> None:
     view = prints.view
-    side, line = _anchor(prints, found)
+    side, line = ("RIGHT", moves.line) if moves else _anchor(prints, found)
     symbol = view.symbol_at(line) if side == "RIGHT" else _old_symbol(view, line)
     why = inline(reason(commit.message), 200)
     why += "" if why.endswith((".", "!", "?", "…")) else "."
     when = relative_age(item.timestamp, ctx.now)
     if item.kind == "revert":
-        undone = revert_undone(found)
+        undone = moves.undone if moves else revert_undone(found)
         if undone <= 0:
             return
-        confidence = 0.5 + 0.45 * undone + (0.05 if found.back and found.taken_share >= 0.5 else 0)
+        confidence = 0.5 + 0.45 * undone + (0.05 if moves or found.back and found.taken_share >= 0.5 else 0)
         body = (f"This brings back “{inline(item.subject, 100)}” "
                 f"({change_ref(item.original or '', item.pr, ctx.links)}), reverted by "
                 f"{commit_ref(item.sha, ctx.links)} {when}: “{why}” "
-                f"{undone:.0%} of what the revert took out is back here.")
+                + (f"The lines it reordered are back in the order it undid ({undone:.0%} of its moves)."
+                   if moves else f"{undone:.0%} of what the revert took out is back here."))
         ctx.add(view.path, line, side, "reintroduces-revert", body, confidence,
                 (item.original or "", item.sha), symbol)
         return

@@ -163,7 +163,7 @@ def _split_ops(text: str) -> list[str]:
     return [m.group(0) for m in re.finditer(r"[A-Za-z_$][\w$]*|\d[\w.]*|\S", text)]
 
 
-def _meaningful(gram: Sequence[str]) -> bool:
+def meaningful(gram: Sequence[str]) -> bool:
     """A k-gram (or line) that names something: an identifier that is not a keyword, a number
     other than 0/1, or a string literal."""
     for token in gram:
@@ -263,7 +263,7 @@ def _prints(runs: list[list[tuple[int, str, bool]]], style: str, winnow: bool,
         for number, text, is_changed in run:
             line_tokens = tokens(text, style)
             if is_changed and line_tokens and (loose or (
-                    len(line_tokens) >= MIN_LINE_TOKENS and _meaningful(line_tokens))):
+                    len(line_tokens) >= MIN_LINE_TOKENS and meaningful(line_tokens))):
                 lines.setdefault(_hash(line_tokens), number)
             stream.extend((t, number, is_changed) for t in line_tokens)
         _winnow(stream, grams, winnow, loose)
@@ -279,7 +279,7 @@ def _winnow(run: list[tuple[str, int, bool]], out: dict[int, int], winnow: bool 
         span = run[i:i + K]
         gram = [t for t, _, _ in span]
         changed = [n for _, n, c in span if c]
-        keep = changed and (loose or _meaningful(gram))
+        keep = changed and (loose or meaningful(gram))
         hashes.append((_hash(gram), changed[0]) if keep else (-1, 0))
     if not winnow:
         for value, line in hashes:

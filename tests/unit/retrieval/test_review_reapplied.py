@@ -124,3 +124,53 @@ def test_reverting_a_trivial_edit_and_a_one_token_change_are_caught(make_repo, i
     assert [s.evidence for s in _caught(repo, index_dir, back, _reapply(repo, back))] == [(none, back)]
     readme = _caught(repo, index_dir, undo, _reapply(repo, undo, "readme"))
     assert [s.evidence for s in readme] == [(edit, undo)]
+
+
+DISPATCH = '''\
+module.exports = function dispatchRequest(config) {
+  var adapter;
+  var started = Date.now();
+  if (typeof config.adapter === 'function') {
+    // For custom adapter support
+    adapter = config.adapter;
+  } else if (typeof XMLHttpRequest !== 'undefined') {
+    // For browsers use XHR adapter
+    adapter = require('../adapters/xhr');
+  } else if (typeof process !== 'undefined') {
+    // For node use HTTP adapter
+    adapter = require('../adapters/http');
+  }
+  return adapter(config);
+};
+'''
+NODE_FIRST = DISPATCH.replace(
+    "  } else if (typeof XMLHttpRequest !== 'undefined') {\n"
+    "    // For browsers use XHR adapter\n    adapter = require('../adapters/xhr');\n", "").replace(
+    "    adapter = require('../adapters/http');\n",
+    "    adapter = require('../adapters/http');\n"
+    "  } else if (typeof XMLHttpRequest !== 'undefined') {\n"
+    "    // For browsers use XHR adapter\n    adapter = require('../adapters/xhr');\n")
+
+
+def test_a_revert_that_only_reorders_lines_is_caught_when_the_order_comes_back(make_repo, index_dir):
+    """Found on axios (held-out) 7cf19f6 "Reverting #234": the revert swaps two ``else if``
+    branches back. Every line is on both sides of it, so no fingerprint is only on one: the
+    order is the evidence. Putting the branches back in the reverted order is caught (on the
+    revert and on a later commit); swapping other lines of the file is not."""
+    repo = make_repo("order")
+    repo.commit("Add dispatchRequest\n", {"lib/dispatch.js": DISPATCH})
+    node = repo.commit("Prefer the node adapter when process is defined (#234)\n",
+                       {"lib/dispatch.js": NODE_FIRST})
+    revert = repo.commit(f"Reverting #234\n\nThis reverts commit {node}.\nElectron has both: it needs XHR.\n",
+                         {"lib/dispatch.js": DISPATCH})
+    later = repo.commit("Add a README\n", {"README.md": "# dispatch\n"})
+    run_index(repo.root, index_dir)
+    for base, name in ((revert, "again"), (later, "again-later")):
+        found = _caught(repo, index_dir, base, _reapply(repo, revert, name))
+        assert [s.evidence for s in found] == [(node, revert)]
+        assert found[0].confidence >= 0.95 and "Electron has both" in found[0].body
+        assert "back in the order it undid" in found[0].body
+    repo.git("checkout", "-q", "main")
+    other = repo.commit("Start the clock first\n", {"lib/dispatch.js": DISPATCH.replace(
+        "  var adapter;\n  var started = Date.now();\n", "  var started = Date.now();\n  var adapter;\n")})
+    assert _caught(repo, index_dir, later, other) == []
