@@ -184,7 +184,8 @@ def main() -> None:
     todo = []
     for path in args.results:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-        labels_path = Path(args.labels or f"bench/labels/review-{data['name']}.tsv")
+        labels_path = Path(args.labels) if args.labels else (
+            Path(__file__).resolve().parent / "labels" / f"review-{data['name']}.tsv")
         labels = load_labels(labels_path)
         seconds = [r["seconds"] for r in data["results"] if "seconds" in r]
         print(f"{data['name']} (HEAD {data['head'][:10]}): {data['n_cases']} cases, {data['n_ordinary']} "

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from score_review import at_gate, is_hit, key, load_labels, tune_kind
 
+LABELS = Path(__file__).resolve().parent / "labels"  # wherever the script is run from
 OFF = -9.0
 SHIFTS = (0.0, -0.1, -0.2, OFF)
 GATES = tuple(round(0.5 + 0.05 * i, 2) for i in range(8))
@@ -38,7 +39,7 @@ def prepare(paths: list[str]) -> list[dict]:
     repos = []
     for path in paths:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-        labels = load_labels(Path(f"bench/labels/review-{data['name']}.tsv"))
+        labels = load_labels(LABELS / f"review-{data['name']}.tsv")
         rows = []
         for r in data["results"]:
             if r["set"] not in ("case", "ordinary"):
