@@ -54,11 +54,24 @@ def human_lines(data: dict[str, Any]) -> list[str]:
             lines.append(f"    {snippet}")
         if hit.get("outcome"):
             lines.append(f"    outcome: {flatten(hit['outcome'])}")
-        also = "".join(f" (also {str(sha)[:12]})" for sha in hit.get("also") or ())
+        also = _also(hit.get("also") or ())
         lines.append(f"    {hit['commit'][:12]}{also} · {flatten(hit['author'])} · "
                      f"{hit['date'][:10]} · score {hit['score']:.2f}"
                      + (f" · {hit['url']}" if hit.get("url") else ""))
     return lines
+
+
+SHOWN_ALSO = 2  # folded commits printed by sha; the rest are counted
+
+
+def _also(shas) -> str:
+    """" (also 4882ce5359c0, b2bc3354ac22 and 8 more)": the first folded commits, then a count
+    (axios's cherry-picks folded eleven shas into one line)."""
+    if not shas:
+        return ""
+    named = ", ".join(str(sha)[:12] for sha in shas[:SHOWN_ALSO])
+    more = len(shas) - SHOWN_ALSO
+    return f" (also {named}{f' and {more} more' if more > 0 else ''})"
 
 
 def without_title(snippet: str, title: str) -> str:

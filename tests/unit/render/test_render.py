@@ -142,6 +142,9 @@ def test_search_json_exact_shape():
     assert set(folded) == keys | {"also"} and folded["also"] == ["c" * 40]
     assert f"{SHA[1][:12]} (also cccccccccccc) · " in human_lines(
         to_json(SearchResult("pool deadlock", False, [twin])))[-1]
+    copies = replace(twin, also=tuple(f"{n:x}" * 40 for n in range(11)))
+    assert f"{SHA[1][:12]} (also 000000000000, 111111111111 and 9 more) · " in human_lines(
+        to_json(SearchResult("pool deadlock", False, [copies])))[-1]
     offline = to_json(SearchResult("pool deadlock", True, []))
     assert offline == {"query": "pool deadlock", "abstained": True, "results": []}
 
