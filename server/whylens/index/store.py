@@ -47,7 +47,9 @@ from whylens.index.schema import SCHEMA_VERSION
 # .17: card sentences that plan, state the state before, or name a test or CI are never shown;
 # .18: a record's decision is no sentence that opens on the background ("But ...", "So ...")
 # unless what follows its opening clause is the change, nor a guess or "currently ..."
-PIPELINE_VERSION = f"{SCHEMA_VERSION}.18"
+# .19: a named function assigned to module.exports is named as the function ("buildURL"), and a
+# change inside a function assigned to a member is a body change (it was a signature change)
+PIPELINE_VERSION = f"{SCHEMA_VERSION}.19"
 
 
 def outdated_reason(meta: dict) -> str | None:

@@ -19,7 +19,7 @@ from bisect import bisect_left, bisect_right
 from tree_sitter import Node, QueryCursor, Tree
 
 from whylens.models import Symbol
-from whylens.symbols.naming import clean_name, go_receiver, js_member, js_property, rust_impl
+from whylens.symbols.naming import definition_names
 from whylens.symbols.parse import (
     METHOD_CONTAINERS, Definition, Outline, Proto, edit_tree, grammar, line_starts, offset,
     parse_tree,
@@ -276,7 +276,7 @@ def _inside_any(node: Node, spans: list[tuple[int, int]]) -> bool:
 
 
 def _proto(language: str, source: bytes, kind: str, node: Node, captures: dict) -> Proto:
-    own, scope, name_node = _names(source, captures)
+    own, scope, name_node = definition_names(source, captures)
     start_point, end_point = node.start_point, node.end_point
     end_row = end_point.row - 1 if end_point.column == 0 and end_point.row > start_point.row \
         else end_point.row
@@ -293,30 +293,6 @@ def _proto(language: str, source: bytes, kind: str, node: Node, captures: dict) 
         name_end_col=utf8_col_to_str(line, min(name_end, line_start + len(line)) - line_start),
         open_ended=open_ended,
     )
-
-
-def _names(source: bytes, captures: dict) -> tuple[str, str, Node]:
-    """(own name, scope for children, node whose position names the symbol)."""
-    def text(n: Node) -> str:
-        return source[n.start_byte:n.end_byte].decode("utf-8", "replace")
-
-    if "impl.type" in captures:
-        type_node = captures["impl.type"][0]
-        trait = captures.get("impl.trait")
-        display, scope = rust_impl(text(trait[0]) if trait else None, text(type_node))
-        return display, scope, type_node
-    name_node = captures["name"][0]
-    if "owner" in captures:  # JS/TS: Object.defineProperty(obj, 'prop', …) → "obj.prop"
-        name = js_property(text(captures["owner"][0]), text(name_node))
-        return name, name, name_node
-    if name_node.type == "member_expression":  # JS/TS: obj.prop = function () {}
-        name = js_member(text(name_node))
-        return name, name, name_node.child_by_field_name("property") or name_node
-    name = clean_name(text(name_node)) or "_"
-    receiver = captures.get("receiver")
-    if receiver:
-        name = f"{go_receiver(text(receiver[0]))}.{name}"
-    return name, name, name_node
 
 
 def _body_start(node: Node, captures: dict) -> int:

@@ -5,11 +5,14 @@ Qualified names join nesting levels with dots in every language: ``Session.send`
 PHP ``App\\Models`` → ``App.Models``. Template and generic arguments are dropped
 (``Box<T>::get`` → ``Box.get``). Go methods carry their receiver, ``(*Server).Serve``; a Rust impl
 is named ``impl Trait for Type`` (or ``impl Type``) and qualifies its items by ``Type``.
+``definition_names`` applies these rules to a definition query's match.
 """
 
 from __future__ import annotations
 
 import re
+
+from tree_sitter import Node
 
 _SPACE = re.compile(r"\s+")
 _SEPARATORS = re.compile(r"::|\\|->")
@@ -88,3 +91,43 @@ def rust_impl(trait_text: str | None, type_text: str) -> tuple[str, str]:
         trait = _SPACE.sub("", strip_arguments(trait_text))
         return f"impl {trait} for {scope}", scope
     return f"impl {scope}", scope
+
+
+def definition_names(source: bytes, captures: dict) -> tuple[str, str, Node]:
+    """A definition query match's (own name, scope for its children, node whose position names
+    the symbol); ``captures`` maps capture names to nodes."""
+    def text(n: Node) -> str:
+        return source[n.start_byte:n.end_byte].decode("utf-8", "replace")
+
+    if "impl.type" in captures:
+        type_node = captures["impl.type"][0]
+        trait = captures.get("impl.trait")
+        display, scope = rust_impl(text(trait[0]) if trait else None, text(type_node))
+        return display, scope, type_node
+    name_node = captures["name"][0]
+    if "owner" in captures:  # JS/TS: Object.defineProperty(obj, 'prop', …) → "obj.prop"
+        name = js_property(text(captures["owner"][0]), text(name_node))
+        return name, name, name_node
+    if name_node.type == "member_expression":  # JS/TS: obj.prop = function () {}
+        name = js_member(text(name_node))
+        own = _exported_function_name(name, name_node)
+        if own is not None:  # module.exports = function buildURL () {}: "buildURL"
+            return text(own), text(own), own
+        return name, name, name_node.child_by_field_name("property") or name_node
+    name = clean_name(text(name_node)) or "_"
+    receiver = captures.get("receiver")
+    if receiver:
+        name = f"{go_receiver(text(receiver[0]))}.{name}"
+    return name, name, name_node
+
+
+def _exported_function_name(name: str, target: Node) -> Node | None:
+    """The name node of a named function assigned to ``module.exports`` (or ``exports``): the
+    name its callers and an ES module's ``export default function buildURL`` use, so the
+    history of a file converted from CommonJS stays one symbol's."""
+    if name != "module.exports" or target.parent is None:
+        return None
+    value = target.parent.child_by_field_name("right")
+    if value is None or value.type not in ("function_expression", "generator_function"):
+        return None
+    return value.child_by_field_name("name")

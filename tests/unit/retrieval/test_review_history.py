@@ -265,14 +265,14 @@ def test_a_file_wide_anchor_carries_no_constraint_or_only_facts_naming_the_added
     plain = "Retries must never use a fixed delay."
     named = "Never call session.get without a timeout: a silent server hangs forever."
     facts = [Unit(id=f"f-{i}", type="fact", title=t, content=t, weight=1.0, context=t, commit=shas["policy"],
-                  author="a", date="2024-01-01T00:00:00+00:00", symbols=("module.exports",))
+                  author="a", date="2024-01-01T00:00:00+00:00", symbols=("fetch",))
              for i, t in enumerate((plain, named))]
     source = "var s = require('s');\nmodule.exports = function fetch(url) {\n" + "  x();\n" * 40 + "};\n"
-    wrapper = Symbol("module.exports", "function", 2, 43)
+    wrapper = Symbol("fetch", "function", 2, 43)  # module.exports = function fetch: "fetch"
     change = FileChange(path="lib/fetch.js", status="M", hunks=(Hunk(4, 1, 4, 1),))
     [where] = changed_symbols(change, source)
     assert where.wide and where.symbol is not None
-    assert (where.symbol.name, where.symbol.start_line, where.symbol.end_line) == ("module.exports", 2, 43)
+    assert (where.symbol.name, where.symbol.start_line, where.symbol.end_line) == ("fetch", 2, 43)
     assert file_wide(Symbol("HelpersTest", "class", 3, 43), 43)  # a test class holding the file
     assert not file_wide(Symbol("fetch", "function", 2, 20), 43)  # one definition among others
     assert not file_wide(Symbol("fetch", "function", 1, 12), 12)  # a small file is about one thing

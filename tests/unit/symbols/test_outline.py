@@ -22,11 +22,12 @@ CASES = {
         b"export default function main() {}\n"
         b"Router.prototype.handle = function (req) { return 1 };\n"
         b"res.status = function status(code) { return this };\n"
-        b"module.exports = function createApp() {};\nexports.render = (x) => x;\n",
+        b"module.exports = function createApp() {};\nexports.render = (x) => x;\n"
+        b"module.exports = () => 1;\n",
         [("Client", "class"), ("Client.send", "method"), ("Client.create", "method"),
          ("Client.onClose", "method"), ("helper", "function"), ("arrow", "function"),
          ("main", "function"), ("Router.handle", "function"), ("res.status", "function"),
-         ("module.exports", "function"), ("render", "function")],
+         ("createApp", "function"), ("render", "function"), ("module.exports", "function")],
     ),
     "typescript": (
         b"interface Shape { area(): number; }\nenum Color { Red }\n"

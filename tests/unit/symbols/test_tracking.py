@@ -375,3 +375,42 @@ def test_a_rewrapped_doc_comment_changes_nothing(make_repo):
                                            WRAPPED.replace("this(5, 5);", "this(10, 5);"))
     assert wrapped == []
     assert bigger == [("ConnectionPool.ConnectionPool", "body", None)]
+
+
+BUILD_URL = '''\
+'use strict';
+
+var utils = require('./../utils');
+
+module.exports = function buildURL(url, params) {
+  if (!params) {
+    return url;
+  }
+  return url + '?' + utils.serialize(params);
+};
+'''
+
+
+def test_a_commonjs_export_converted_to_an_es_module_keeps_its_history(make_repo):
+    """axios bdf493c ("Axios ES2017") turned ``module.exports = function buildURL`` into
+    ``export default function buildURL``: one function, named as its callers name it, whose
+    history goes on (its card said "added" in 2022 for a function written in 2014)."""
+    esm = BUILD_URL.replace("'use strict';\n\nvar utils = require('./../utils');",
+                            "import utils from './../utils.js';").replace(
+        "module.exports = function buildURL", "export default function buildURL").replace(
+        "};\n", "}\n")
+    converted, changed = reformat_then_change(make_repo, "lib/buildURL.js", BUILD_URL, esm,
+                                              esm.replace("'?'", "'&'"))
+    assert [(name, kind) for name, kind, _ in converted] == [("buildURL", "signature")]
+    assert [(name, kind) for name, kind, _ in changed] == [("buildURL", "body")]
+
+
+def test_a_change_inside_a_function_assigned_to_a_member_is_a_body_change(make_repo):
+    """The function's own body is the body of ``module.exports = function …`` (and of
+    ``obj.x = function …``): axios's cards listed every change of such a function as one of its
+    signature."""
+    body = BUILD_URL.replace("'?'", "'&'")
+    inside, header = reformat_then_change(make_repo, "lib/buildURL.js", BUILD_URL, body,
+                                          body.replace("(url, params)", "(url, params, options)"))
+    assert [(name, kind) for name, kind, _ in inside] == [("buildURL", "body")]
+    assert [(name, kind) for name, kind, _ in header] == [("buildURL", "signature")]

@@ -1,17 +1,20 @@
 ; JavaScript and TypeScript (and TSX): definitions made by assignment or by call, appended
 ; to each of their queries (parse.QUERY_EXTRA).
-; Functions assigned to a member: Foo.prototype.bar = function () {} is "Foo.bar",
+; Functions assigned to a member (their body captured: a change inside it is a body change):
+; Foo.prototype.bar = function () {} is "Foo.bar",
 ; exports.render / module.exports.render / this.render = ... are "render".
 (expression_statement
   (assignment_expression
     left: (member_expression) @name
-    right: [(arrow_function) (function_expression) (generator_function)])) @definition.function
+    right: [(arrow_function body: (_) @body) (function_expression body: (_) @body)
+            (generator_function body: (_) @body)])) @definition.function
 ; A chained assignment is named by its first target: req.get = req.header = function () {}
 (expression_statement
   (assignment_expression
     left: (member_expression) @name
     right: (assignment_expression
-      right: [(arrow_function) (function_expression) (generator_function)]))) @definition.function
+      right: [(arrow_function body: (_) @body) (function_expression body: (_) @body)
+              (generator_function body: (_) @body)]))) @definition.function
 ; Accessors defined by call, named "owner.property": Object.defineProperty(req, 'query', {...}),
 ; a defineGetter / defineSetter helper (Express's), obj.__defineGetter__('ip', function () {}).
 (call_expression
