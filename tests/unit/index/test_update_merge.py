@@ -29,6 +29,20 @@ def _batch(build, n: int):
     return c, [build.unit(f"u{n}-{i}", c, f"retry {n}", f"retry {n} socket {i}") for i in range(39)]
 
 
+def _flushed(writer, build, numbers) -> None:
+    """One writer's batches, each flushed as a segment, then its commit."""
+    try:
+        for n in numbers:
+            c, units = _batch(build, n)
+            writer.add_commits([c])
+            writer.add_units(units)
+            writer.flush()
+        writer.commit()
+    except BaseException:
+        writer.abort()
+        raise
+
+
 def _updates(store: IndexStore, build) -> None:
     """One update (a commit and its 39 units: 40 documents) after another."""
     _first(store, build)
@@ -66,17 +80,7 @@ def test_a_backfill_into_the_published_index_merges_as_a_rebuild(index_dir, buil
     monkeypatch.setattr(merges, "REBUILD_MIN_SEGMENT_DOCS", 100)
     store = IndexStore(index_dir)
     _first(store, build)
-    writer = store.writer()  # not fresh: each flush is a segment
-    try:
-        for n in range(1, SEGMENTS + 1):
-            c, units = _batch(build, n)
-            writer.add_commits([c])
-            writer.add_units(units)
-            writer.flush()
-        writer.commit()
-    except BaseException:
-        writer.abort()
-        raise
+    _flushed(store.writer(), build, range(1, SEGMENTS + 1))  # not fresh
     counts = _counts(store)
     assert sum(counts) == 2 + SEGMENTS * 40 and len([c for c in counts if c < 100]) <= 1
 
@@ -88,17 +92,7 @@ def test_a_big_rebuild_leaves_no_small_segments_beside_others(index_dir, build, 
     monkeypatch.setattr(writer_module, "OPTIMIZE_MAX_DOCS", 100)
     monkeypatch.setattr(merges, "REBUILD_MIN_SEGMENT_DOCS", 100)
     store = IndexStore(index_dir)
-    writer = store.writer(rebuild=True)
-    try:
-        for n in range(SEGMENTS):
-            c, units = _batch(build, n)
-            writer.add_commits([c])
-            writer.add_units(units)
-            writer.flush()
-        writer.commit()
-    except BaseException:
-        writer.abort()
-        raise
+    _flushed(store.writer(rebuild=True), build, range(SEGMENTS))
     counts = _counts(store)
     assert sum(counts) == SEGMENTS * 40 and len([c for c in counts if c < 100]) <= 1
     assert len(counts) <= 2
