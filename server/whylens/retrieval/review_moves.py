@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from whylens.retrieval.review_hunks import FileView, git_lines
 from whylens.retrieval.review_patches import FilePatch
-from whylens.retrieval.review_tokens import lex_style, meaningful, tokens
+from whylens.retrieval.review_tokens import consecutive_blocks, lex_style, meaningful, tokens
 
 MIN_CORE = 2  # code lines naming something (not only keywords) a moved core holds at least
 _LAYOUT = frozenset(",;")  # a moved last branch gains or loses a separator
@@ -82,14 +82,8 @@ def _is_move(before: list[Line], after: list[Line]) -> bool:
 
 def _hunks(lines: Iterable[tuple[int, str]]) -> list[list[str]]:
     """Lines of one side grouped by consecutive numbers: one group per hunk."""
-    groups: list[list[str]] = []
-    previous = None
-    for number, text in sorted(lines):
-        if previous is None or number != previous + 1:
-            groups.append([])
-        groups[-1].append(text)
-        previous = number
-    return groups
+    texts = dict(lines)
+    return [[texts[n] for n in block] for block in consecutive_blocks(sorted(texts))]
 
 
 def _code(lines: Sequence[str], style: str) -> list[tuple[int, Line]]:

@@ -225,7 +225,7 @@ def fingerprint_in_context(changed: Iterable[tuple[int, str]], around: Mapping[i
     style = lex_style(path)
     lines = dict(changed)
     runs = []
-    for block in _blocks(sorted(lines)):
+    for block in consecutive_blocks(sorted(lines)):
         before = _neighbours(block[0], -1, lines, around, style, context)
         after = _neighbours(block[-1], 1, lines, around, style, context)
         runs.append([(n, around[n], False) for n in reversed(before)]
@@ -233,7 +233,8 @@ def fingerprint_in_context(changed: Iterable[tuple[int, str]], around: Mapping[i
     return _prints(runs, style, winnow, loose)
 
 
-def _blocks(numbers: list[int]) -> list[list[int]]:
+def consecutive_blocks(numbers: list[int]) -> list[list[int]]:
+    """Sorted line numbers grouped into runs of consecutive ones (one run a hunk)."""
     blocks: list[list[int]] = []
     for n in numbers:
         if blocks and n == blocks[-1][-1] + 1:
