@@ -62,4 +62,4 @@ def is_step(sentence: str) -> bool:
             housekeeping += 1
         elif low not in STOP_WORDS and low not in CHORES:
             other += 1
-    return housekeeping > 0 and other <= 1 if other else housekeeping > 0
+    return housekeeping > 0 and other <= 1
