@@ -3,8 +3,8 @@
     python bench/calibrate_gate.py                         # fit, choose the threshold, print
     python bench/calibrate_gate.py --workdir /tmp/search-bench --verbose
 
-Training questions, all over the tune repositories: the labelled questions of requests, express,
-mux and redis (bench/labels/questions/), more never-happened and off-topic ones for them
+Training questions, all over the tune repositories: the labelled questions of qbench.TUNE
+(bench/labels/questions/), more never-happened and off-topic ones for them
 (bench/labels/gate-tune.jsonl: each never-happened one checked with `git log -i -P --grep`),
 the semantic dev set's natural and adversarial questions (requests, express, mux) and the
 keyword queries of bench/labels/queries-requests.tsv (answerable, and NONE as off-topic). The

@@ -33,9 +33,15 @@ MIRRORS = {
     "axios": "/work/.mirror/axios+axios/repo",
     "gin": "/work/.mirror/gin-gonic+gin/repo",
     "jq": "/work/.mirror/jqlang+jq/repo",
+    "cobra": "/work/.mirror/spf13+cobra/repo",
+    "gson": "/work/.mirror/google+gson/repo",
+    "ripgrep": "/work/.mirror/BurntSushi+ripgrep/repo",
+    "okhttp": "/work/.mirror/square+okhttp/repo",
 }
-TUNE = ("requests", "express", "mux", "redis")
-HELD_OUT = ("flask", "axios", "gin", "jq")
+# Questions (bench/labels/questions): the first four tune repositories' since round 4, httpx,
+# cobra, gson, ripgrep and okhttp's since round 10 (written blind).
+TUNE = ("requests", "express", "mux", "redis", "httpx", "cobra", "gson", "ripgrep")
+HELD_OUT = ("flask", "axios", "gin", "jq", "okhttp")
 ERRORS_TUNE = ("requests", "httpx", "express")
 ERRORS_HELD_OUT = ("flask", "axios")
 BUDGET = 256
