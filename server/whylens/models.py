@@ -287,6 +287,9 @@ class Story:
     summary: str = ""  # "changed 7× by 3 authors, last 2 months ago; 2 pitfalls known"
     reversals: tuple[Reversal, ...] = ()  # what used to be current, and what undid it
     line_change: LineChange | None = None  # for a question about one line
+    # current units that only tell what their change did (``knowledge.change_told``): shown on
+    # that change's history line, not as pitfalls or constraints, and not counted as either
+    notes: tuple[Unit, ...] = ()
 
     @property
     def known(self) -> bool:

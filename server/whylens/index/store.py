@@ -49,7 +49,9 @@ from whylens.index.schema import SCHEMA_VERSION
 # unless what follows its opening clause is the change, nor a guess or "currently ..."
 # .19: a named function assigned to module.exports is named as the function ("buildURL"), and a
 # change inside a function assigned to a member is a body change (it was a signature change)
-PIPELINE_VERSION = f"{SCHEMA_VERSION}.19"
+# .20: a card sentence that names only another symbol of its commit (not one holding or held by
+# this one) is never shown
+PIPELINE_VERSION = f"{SCHEMA_VERSION}.20"
 
 
 def outdated_reason(meta: dict) -> str | None:

@@ -14,7 +14,10 @@ Never shown (confidence 0):
   thread: it speaks for every commit of the work) or from a commit that changed more than
   ``WIDE_SYMBOLS`` symbols, unless it names the symbol;
 - a sentence that opens with a connective ("However, …", "(Eliminating …"): alone on a card it
-  continues a sentence that is not there.
+  continues a sentence that is not there;
+- a sentence that names another symbol its commit changed — not one holding or held by this
+  one — and not this one ("do not call super in Response#finish …" on ``drop_body?``): it is
+  that symbol's story (tune card items: 2 noise, 10 marginal, 1 useful).
 
 Otherwise a logistic score of: the sentence classifier's probability that the sentence is
 knowledge at all (a constraint, a failure, a fix with its reason; "Add X option" is not), what
@@ -104,6 +107,9 @@ class ItemEvidence:
     title: bool = False  # a record's title, or a sentence repeating it
     whole_work: bool = False  # a merge PR's description (no one commit of it)
     about_other: bool = False  # headed by another symbol its commit changed ("dbRandomKey: ...")
+    # it names another symbol its commit changed, not one holding or held by this one, and not
+    # this one ("do not call super in Response#finish ..." on drop_body?)
+    only_other: bool = False
 
 
 def evidence(text: str, field: str, knowledge: float, symbol: str, change: str | None,
@@ -112,6 +118,7 @@ def evidence(text: str, field: str, knowledge: float, symbol: str, change: str |
     its commit changed (for a merge PR's description: the PR's)."""
     names = [s for s in dict.fromkeys(commit_symbols) if s != symbol]
     mine = names_symbol(text, symbol)
+    strangers = [s for s in names if not related(s, symbol)]
     head = _HEAD.match(text)
     lead = head.group(1) if head else ""
     about_other = bool(lead) and not names_symbol(lead, symbol) \
@@ -121,7 +128,8 @@ def evidence(text: str, field: str, knowledge: float, symbol: str, change: str |
         names_symbol=mine, names_other=not mine and any(names_symbol(text, s) for s in names),
         words=len(_WORDS.findall(text)), fragment=fragment(text),
         pronoun=bool(_PRONOUN.match(text)), about_change=bool(_SELF.match(text)),
-        title=title, whole_work=whole_work, about_other=about_other)
+        title=title, whole_work=whole_work, about_other=about_other,
+        only_other=not mine and any(names_symbol(text, s) for s in strangers))
 
 
 # A sentence headed by a name and a colon ("RM_ZsetRem: delete the key if empty") is about that
@@ -181,7 +189,7 @@ def confidence(item: ItemEvidence) -> float:
 
 
 def never_shown(item: ItemEvidence) -> bool:
-    if item.title or item.fragment or item.about_other or item.change is None:
+    if item.title or item.fragment or item.about_other or item.only_other or item.change is None:
         return True
     # the description of wider work, or a wide change, speaks for this symbol only where it
     # names it
@@ -221,6 +229,18 @@ def names_symbol(text: str, symbol: str) -> bool:
     if identifier and len(bare) > 3 and _word_in(bare, text):
         return True
     return _word_in(bare, text, then="(")
+
+
+def related(a: str, b: str) -> bool:
+    """One of two qualified names holds the other (``routeRegexp`` and ``(*routeRegexp).Match``,
+    ``Sinatra.Base`` and ``Sinatra.Base.new``): naming one speaks of the other too."""
+    pa, pb = _parts(a), _parts(b)
+    n = min(len(pa), len(pb))
+    return n > 0 and pa[:n] == pb[:n]
+
+
+def _parts(name: str) -> list[str]:
+    return [p for p in _SEPARATORS.split(_DECORATION.sub("", name)) if p]
 
 
 _SEPARATORS = re.compile(r"[.:]+")

@@ -198,6 +198,7 @@ def story_json(story: Story, links: WebLinks | None = None) -> dict[str, Any]:
             "outcome": dict(story.outcomes).get(r.id), "fixing_commits": list(r.fixing_commits),
             "label": r.label, "url": item_url(r, links),
         } for r in story.records],
+        "notes": [_unit_json(u, links) for u in story.notes],
         "reversals": [{
             "how": rv.how, "by": rv.by, "by_pr": rv.by_pr, "reason": rv.reason,
             "item": _unit_json(rv.item, links) if isinstance(rv.item, Unit) else {

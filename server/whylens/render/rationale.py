@@ -5,7 +5,8 @@ most explanatory items are chosen first — the change behind a asked-about line
 state a problem, cause or rejected alternative, pitfalls, constraints, fixes, what was reverted,
 then the history newest first — and shown in a fixed order of sections; what did not fit is
 counted in a last line. Reformat / lint / typing-only commits are one collapsed line, never
-listed as changes.
+listed as changes. A unit that only tells what its change did (``Story.notes``) is shown on that
+change's history line, after its subject.
 """
 
 from __future__ import annotations
@@ -129,12 +130,15 @@ def _blocks(story: Story, links: WebLinks | None) -> list[_Block]:
         blocks.append(_Block("reversals", 2.0 - 0.01 * i, i,
                              (f"- {reversal_line(reversal, links, FIELD_CHARS // 2)}",)))
     formatting = [e for e in story.history if e.kind == FORMATTING_KIND]
+    notes = _notes(story)
     for i, entry in enumerate(story.changes):
         kind = inline(entry.kind) + (f" (from {code(entry.previous, in_table=True)})"
                                      if entry.previous else "")
+        note = "".join(f" — {inline(text, FIELD_CHARS // 2)}" for text in notes.pop(entry.commit, ()))
         blocks.append(_Block("history", 1.0 - 0.001 * i, i, (
             f"| {day(entry.date)} | {inline(entry.subject, 120)} "
-            f"{change_ref(entry.commit, entry.pr, links)} | {inline(entry.author)} | {kind} |",)))
+            f"{change_ref(entry.commit, entry.pr, links)}{note} | {inline(entry.author)} "
+            f"| {kind} |",)))
     if formatting:
         n = len({e.commit for e in formatting})
         blocks.append(_Block("history", 0.5, len(story.changes), (
@@ -143,12 +147,23 @@ def _blocks(story: Story, links: WebLinks | None) -> list[_Block]:
     return blocks
 
 
+def _notes(story: Story) -> dict[str, list[str]]:
+    """What each change did, by commit (``Story.notes``), each said once: not its subject again."""
+    subjects = {e.commit: e.subject for e in story.changes}
+    out: dict[str, list[str]] = {}
+    for unit in story.notes:
+        text = unit.content or unit.title
+        if not same_text(text, subjects.get(unit.commit, "")):
+            out.setdefault(unit.commit, []).append(text)
+    return out
+
+
 def _record_lines(story: Story, record: Record,
                   links: WebLinks | None) -> tuple[list[str], tuple[str, ...]]:
     """The record's lines and the texts they show; its fields each said once: not the title
     again, not a field above again, not a unit's words again (the unit's line, typed as a
-    pitfall or constraint, says it)."""
-    said = [record.title] + [u.content for u in story.units]
+    pitfall or constraint, says it, or a note's on the history line)."""
+    said = [record.title] + [u.content for u in (*story.units, *story.notes)]
 
     def new(text: str) -> bool:
         if repeats(text, said) or same_text(text, _without_fix_verb(record.title)):

@@ -53,6 +53,19 @@ def test_what_a_card_never_shows():
     assert never_shown(item(text=headed, commit_symbols=both))
     assert not never_shown(item(text="Pool.get: " + WHY, commit_symbols=both))
     assert not never_shown(item(text="BZMPOP: " + WHY, commit_symbols=both))  # names no symbol
+    # one that names only another symbol of its commit is that symbol's story ...
+    assert never_shown(item(text=WHY + " Pool.put() must not wait.", commit_symbols=both))
+    assert not never_shown(item(text=WHY + " Pool.put() and Pool.get() must not wait.",
+                                commit_symbols=both))
+    assert not never_shown(item(text=WHY + " Pool.put() must not wait."))  # not of its commit
+    # ... but not when that symbol holds this one, or this one holds it
+    held = ("Pool.get", "Pool")
+    assert not never_shown(item(text=WHY + " The Pool type must not wait.", commit_symbols=held))
+    assert not never_shown(item(text=WHY + " Pool.get.inner() must not wait.", symbol="Pool.get",
+                                commit_symbols=("Pool.get", "Pool.get.inner")))
+    assert not never_shown(item(text=WHY + " The routeRegexp keeps a bool.",
+                                symbol="(*routeRegexp).Match",
+                                commit_symbols=("(*routeRegexp).Match", "routeRegexp")))
     wide = tuple(f"f{i}" for i in range(WIDE_SYMBOLS + 1)) + ("Pool.get",)
     assert never_shown(item(commit_symbols=wide))
     assert not never_shown(item(commit_symbols=wide, text=WHY.replace("Connections", "Pool.get()")))

@@ -100,6 +100,21 @@ def test_rationale_has_everything_and_honest_empty_story():
     assert data["history"][0]["url"] == "https://github.com/acme/shop/pull/15"
 
 
+def test_a_note_shows_on_its_change_history_line_not_as_a_constraint():
+    note = _unit(2, "fact", "Developers can now pass a | separated list of pool names.")
+    story = _story(notes=(note,))
+    text = rationale(story, LINKS)
+    history = text.split("### History")[1]
+    row = next(line for line in history.splitlines() if "Fix deadlock" in line)
+    assert "— Developers can now pass a \\| separated list" in row  # the cell is not split
+    assert row.count(" | ") == 3 and "Developers" not in text.split("### History")[0]
+    assert "Developers" not in (hover_card(story, LINKS) or "")
+    assert story_json(story, LINKS)["notes"][0]["content"] == note.content
+    # a note that only repeats its change's subject says nothing new
+    same = _unit(2, "fact", "Fix deadlock when the pool is exhausted")
+    assert rationale(_story(notes=(same,)), LINKS).count("Fix deadlock when the pool") == 1
+
+
 def test_lens_titles():
     assert lens_title(KnowledgeCounts(2, 1, 7)) == "why: 2 decisions · 1 pitfall · changed 7×"
     assert lens_title(KnowledgeCounts(0, 0, 1)) == "why: changed 1×"

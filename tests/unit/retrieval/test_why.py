@@ -189,3 +189,26 @@ def test_undone_housekeeping_is_neither_current_nor_history(make_repo, tmp_path)
     assert not any(getattr(r.item, "commit", None) == docs
                    or docs in getattr(r.item, "fixing_commits", ()) for r in story.reversals)
     assert "### Reverted" not in rationale(story)  # the history table still lists both
+
+
+def test_what_a_change_did_is_its_history_line_not_a_constraint(make_repo, tmp_path):
+    from whylens.index.store import IndexStore
+    from whylens.pipeline import run_index
+    from whylens.render.rationale import rationale
+
+    v1 = "def fetch(pool, name):\n    return pool.get(name)\n"
+    v2 = ("def fetch(pool, name, timeout=None):\n"
+          "    return pool.get(name, timeout=timeout)\n")
+    repo = make_repo("told")
+    repo.commit("Add the pool", {"src/pool.py": v1})
+    told = repo.commit("Let fetch take a timeout (#7)\n\nEach name passed to fetch can now be a "
+                       "tuple of a host and a port number.", {"src/pool.py": v2})
+    run_index(repo.root, tmp_path / "index")
+    with IndexStore(tmp_path / "index").reader() as reader:
+        story = why(reader, "src/pool.py", symbol="fetch", repo_root=repo.root, now=NOW)
+    assert [u.commit for u in story.notes] == [told] and not story.units
+    text = rationale(story)
+    assert "### Constraints" not in text
+    row = next(line for line in text.split("### History")[1].splitlines()
+               if "Let fetch take a timeout" in line)
+    assert "— Each name passed to fetch can now be a tuple" in row
