@@ -5,11 +5,12 @@ says "slave"; "eviction limit" where it says "maxmemory". The first stage's best
 question are mostly about the same subject, and their words bridge the gap: the words that
 weigh most across the first ``DOCS`` hits (each hit by its score's share of the best, each word
 by its share of the hit's words and its idf), held by at least ``MIN_DOCS`` of them and by at
-most ``MAX_SHARE`` of the index, are searched again beside the question, at ``WEIGHT`` of it
-(RM3, Lavrenko and Croft's relevance model, on BM25F). Measured on the tune half
-(docs/benchmarks.md): ranking about the same, the gate's top hits more telling (fewer false
-abstentions at the same threshold, more silence at the same false abstention). Error searches
-(explain-error, pitfall hints: ``pitfalls.ERROR_SEARCH``) do not use it.
+most ``MAX_SHARE`` of the index (``MIN_CAP`` documents in a small one), are searched again
+beside the question at ``WEIGHT`` of its weight (RM3, Lavrenko and Croft's relevance model, on
+BM25F). Measured on the tune half (docs/benchmarks.md): ranking about the same, the gate's top
+hits more telling (fewer false abstentions at the same threshold, more silence at the same
+false abstention). Error searches (explain-error, pitfall hints: ``pitfalls.ERROR_SEARCH``) do
+not use it.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ TERMS = 8  # words added
 WEIGHT = 0.5  # their share of the question's weight (Σ idf)
 MIN_DOCS = 2  # a word only one hit holds is that hit's, not the subject's
 MAX_SHARE = 0.03  # words in more documents than this share say nothing about the subject
+MIN_CAP = 15  # ... or than this many in a small index (3% of the smallest tune index, mux: 15.5)
 MIN_LENGTH = 3
 
 
@@ -63,7 +65,7 @@ def terms(reader: IndexReader, head: list[Scored], query: list[QueryTerm]
     n = max(n, 1)
     scored = []
     for word in shared:
-        if 0 < df[word] <= MAX_SHARE * n:
+        if 0 < df[word] <= max(MAX_SHARE * n, MIN_CAP):
             idf = math.log(1 + (n - df[word] + 0.5) / (df[word] + 0.5))
             scored.append((weight[word] * idf, word, idf))
     scored.sort(key=lambda x: (-x[0], x[1]))
