@@ -19,7 +19,7 @@ from whoosh import query as wq
 
 from whylens.errors import IndexCorruptError, WhyLensError
 from whylens.index import commitdocs, lookups, ranking, vectors
-from whylens.index.analysis import WordGroup, clean_text, word_groups
+from whylens.index.analysis import clean_text, word_groups
 
 STORED_CACHE = 20_000  # doc numbers kept per reader (ids of semantic candidates)
 
@@ -106,33 +106,29 @@ class CandidateSearch:
     @guarded
     def candidates(self, query: str, meaning: str | None = None, lexical_n: int = 100,
                    semantic_n: int = 100, types=None, path=None, author=None, since=None,
-                   until=None, include: tuple[str, ...] = (), expansion: tuple[str, ...] = (),
-                   expansion_weight: float = 0.0) -> Candidates:
+                   until=None, include: tuple[str, ...] = ()) -> Candidates:
         """The documents worth ranking for ``query``: the ``lexical_n`` best by BM25F, and the
         ``semantic_n`` most similar to ``meaning`` (the query as embedded, default ``query``)
         when the index has vectors, and the documents ``include`` names (the caller's own
         candidates, e.g. anchored where an error happened); each with both scores. Filters
-        apply to all. ``expansion``: index terms (as analysed) whose BM25F, times
-        ``expansion_weight``, is added to the query's (pseudo-relevance feedback; only on the
-        direct scoring path)."""
+        apply to all."""
         groups = word_groups(query or "")
         filters = self._filters(types, path, author, since, until)
         allowed = self._allowed(filters)
         totals: dict[int, float] = {}
         if groups:
             totals = self._totals(groups, filters, allowed, lexical_n)
-        if expansion and expansion_weight > 0:
-            totals = self._expanded(totals, expansion, expansion_weight, allowed)
         picked = dict.fromkeys(doc for _, doc in ranking.best(totals, lexical_n))
         index = self.vector_index()
         cosines: dict[str, float] = {}
         query_vector = None
-        scores: Any = None
         stats = (0.0, 0.0, 0.0)
         if index is not None and semantic_n > 0:
-            query_vector, scores = self._meaning_scores(
-                index, meaning if meaning is not None else query)
+            query_vector = index.embed_query(meaning if meaning is not None else query)
+            if not query_vector.any():
+                query_vector = None
         if query_vector is not None and index is not None:
+            scores = index.scores(query_vector)
             if len(scores):  # (an index without documents has no spread to measure)
                 stats = (index.domain(query_vector), float(scores.mean()), float(scores.std()))
             pool = semantic_n if allowed is None else min(len(scores), semantic_n * 20)
@@ -210,29 +206,6 @@ class CandidateSearch:
         if totals is not None:
             return totals
         return {doc: score for score, doc in self._whoosh_top(groups, limit, filters)}
-
-    def _meaning_scores(self, index: vectors.VectorIndex, text: str) -> tuple[Any, Any]:
-        """The query vector of ``text`` (None when no token is known) and its cosine with every
-        document; the last one is kept, since a feedback search asks again."""
-        last = getattr(self, "_last_meaning", None)
-        if last is not None and last[0] == text and last[1] is index:
-            return last[2], last[3]
-        vector = index.embed_query(text)
-        found = (vector, index.scores(vector)) if vector.any() else (None, None)
-        self._last_meaning = (text, index, *found)
-        return found
-
-    def _expanded(self, totals: dict[int, float], terms: tuple[str, ...], weight: float,
-                  allowed) -> dict[int, float]:
-        """``totals`` plus ``weight`` × the BM25F of ``terms`` (unchanged off the direct path)."""
-        groups = [WordGroup(whole=t, raw=t) for t in terms]
-        extra = self.direct_call(lambda direct: direct.totals(groups, allowed))
-        if not extra:
-            return totals
-        out = dict(totals)
-        for doc, score in extra.items():
-            out[doc] = out.get(doc, 0.0) + weight * score
-        return out
 
     def direct_call(self, use: Callable[[ranking.DirectScorer], T]) -> T | None:
         """``use(direct scorer)``, or None when Whoosh's own matcher must rank instead. The

@@ -200,13 +200,6 @@ class IndexReader(CandidateSearch):
             out.append(QueryTerm(group, df, math.log(1 + (n - df + 0.5) / (df + 0.5)), whole))
         return out
 
-    @guarded
-    def term_frequencies(self, terms) -> tuple[int, dict[str, int]]:
-        """The number of documents, and how many hold each of ``terms`` (index terms as
-        analysed, ``text_terms``'s output)."""
-        return (self._searcher.doc_count(),
-                {t: self._searcher.doc_frequency("text", t) for t in dict.fromkeys(terms)})
-
     @staticmethod
     def covered(terms: list[QueryTerm], item: Unit | Record) -> list[bool]:
         """Which query terms ``item``'s indexed text holds (whole word, or all of its parts)."""

@@ -37,7 +37,7 @@ SEARCHED = 15  # hits of the search ranking that become candidates
 # prior for the newest fixes touching those files (time travel's), which would rank the files'
 # latest fixes above every document holding the error's words. The frames' own history comes in
 # as anchored candidates.
-ERROR_SEARCH = replace(WEIGHTS, context_n=0, context_prior=0.0, feedback=0.0)  # as tuned
+ERROR_SEARCH = replace(WEIGHTS, context_n=0, context_prior=0.0)
 LEXICAL_FULL = 2.0  # retrieval_signal: a hit holding half the error's words counts fully
 
 

@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING
 
 from whylens.history.links import WebLinks
 from whylens.models import COMMIT_TYPE, RECORD_TYPE, SNIPPET_BUDGET, Hit, Record, Unit
-from whylens.retrieval import feedback as prf
 from whylens.retrieval import gate as gates
 from whylens.retrieval import rerank
 from whylens.retrieval.citations import item_url
@@ -65,11 +64,6 @@ class Weights:
     file_boost: float = 0.3  # knowledge touching a context file
     symbol_boost: float = 0.5  # knowledge anchored to a context symbol
     recency: float = 0.01  # at most this much of a score for being the newest candidate
-    # the feedback words' share of the question's weight (retrieval/feedback.py; 0: none).
-    # Tune half (in-sample), 76 labelled questions: gate off top 10 0.750 -> 0.763, MRR
-    # 0.537 -> 0.539; at GATE false abstention 0.158 -> 0.105, silent on 94 never-happened
-    # 74 -> 74, on 120 off-topic 103 -> 102. 0.3: top 10 0.776, false abstention 0.132.
-    feedback: float = prf.WEIGHT
 
 
 WEIGHTS = Weights()
@@ -148,32 +142,18 @@ def rank(reader: IndexReader, query: str, types: list[str] | None = None,
     found = reader.candidates(q.lexical, q.meaning, lexical_n=weights.lexical_n,
                               semantic_n=weights.semantic_n, types=types, include=include,
                               **(filters or {}))
+    candidates = found.items
     notice = reader.semantic_problem
-    if not found.items:
+    if not candidates:
         return Ranking(q, [], gates.features(reader, q, terms, [], {}, found), notice)
-    groups = _score(reader, found.items, total_idf, context, weights)
-    ranked = _ordered(groups, weights)
-    added = prf.terms(reader, ranked, terms) if weights.feedback > 0 else []
-    if added:  # search again with the words the best hits share (retrieval/feedback.py)
-        found = reader.candidates(
-            q.lexical, q.meaning, lexical_n=weights.lexical_n, semantic_n=weights.semantic_n,
-            types=types, include=include, expansion=tuple(word for word, _ in added),
-            expansion_weight=weights.feedback * total_idf / sum(idf for _, idf in added),
-            **(filters or {}))
-        groups = _score(reader, found.items, total_idf, context, weights)
-        ranked = _ordered(groups, weights)
+    groups = _score(reader, candidates, total_idf, context, weights)
+    ranked = [_representative(group, weights) for group in groups.values()]
+    ranked.sort(key=lambda s: (-s.score, s.commit))
     depth = max(load, rerank.DEPTH) if second_stage else load
     ranked = _load(reader, ranked, depth, groups)
     if second_stage:
         ranked = rerank.apply(reader, q, terms, ranked, depth, prior_weight=weights.context_prior)
     return Ranking(q, ranked, gates.features(reader, q, terms, ranked, groups, found), notice)
-
-
-def _ordered(groups: dict[str, list[Scored]], weights: Weights) -> list[Scored]:
-    """One hit per commit, best first."""
-    ranked = [_representative(group, weights) for group in groups.values()]
-    ranked.sort(key=lambda s: (-s.score, s.commit))
-    return ranked
 
 
 def _score(reader: IndexReader, candidates: list[Candidate], total_idf: float,
