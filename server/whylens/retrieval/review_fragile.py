@@ -15,7 +15,10 @@ and 0.7 ordinary changes in 100.
 Or, fix-prone (review9): ``PRONE_FIXES`` distinct fixes of the symbol in the last
 ``PRONE_DAYS`` (a burst of failures, whatever came between them), one of which last changed a
 line the change modifies or sits next to (``NEAR_LINES``; the index's blame of the base):
-those fixes are cited first. Measured on review8's tune replays before building (history before
+those fixes are cited first. Since review10 the first form asks the same of the line blame
+(one of the symbol's fixes last changed a line at the change): on review9's tune replays its
+noise at the gate was a change far from what the cited fixes repaired (2d70647f, f0e327f9 on
+requests: 2 of 4 noise; git blame at the base put a fix on a changed line for all 5 useful). Measured on review8's tune replays before building (history before
 each change, ancestors only): the symbol the later fix touched in 29/190 requests, 3/78
 express, 2/93 sinatra cases at 1.6, 1.6 and 0.7 ordinary changes in 100 (3 fixes: 35, 6, 3 at
 2.4, 4.4, 2.0; 4 in 365 days: 38, 3, 7 at 5.2, 5.6, 2.7). Without the line condition, the
@@ -85,6 +88,11 @@ def fix_prone(history: list[HistoryEntry], now: float) -> list[HistoryEntry]:
     return sorted(fixes.values(), key=lambda e: -e.timestamp)
 
 
+def fixed_lines(history: list[HistoryEntry]) -> set[str]:
+    """The symbol's fixes (any age): the commits whose lines a change near them puts at risk."""
+    return {e.commit for e in history if is_fix(e.subject)}
+
+
 def near_commits(reader, view: FileView) -> set[str]:
     """The commits that last changed the base lines the change modifies, and ``NEAR_LINES``
     either side of each changed block (an insertion: the lines around it)."""
@@ -102,14 +110,14 @@ def near_commits(reader, view: FileView) -> set[str]:
 def fragile(ctx: ReviewContext, where: ChangedSymbol, name: str, history: list[HistoryEntry],
             near: Callable[[], set[str]]) -> None:
     """Comment when every one of the symbol's last changes was followed by a fix, or when it was
-    fixed ``PRONE_FIXES`` times lately and the change touches lines one of those fixes changed
-    (``near``: the commits that last changed the lines around the change). A file-wide anchor
+    fixed ``PRONE_FIXES`` times lately, and either way the change touches lines one of its
+    fixes changed (``near``: the commits that last changed the lines around the change). A file-wide anchor
     is left out (every change of its file lands there), and so are tests, docs and vendored or
     generated files."""
     if where.wide or not product_source(where.path):
         return
     fixes = followed(history)
-    if fixes:
+    if fixes and fixed_lines(history) & near():
         said = (f"Each of the last {CHANGES} changes to {code(name)} was followed within "
                 f"{WITHIN_DAYS} days by a fix")
     elif (fixes := fix_prone(history, ctx.now)) and (touched := [f for f in fixes if f.commit in near()]):
