@@ -15,15 +15,17 @@ and 0.7 ordinary changes in 100.
 Or, fix-prone (review9): ``PRONE_FIXES`` distinct fixes of the symbol in the last
 ``PRONE_DAYS`` (a burst of failures, whatever came between them), one of which last changed a
 line the change modifies or sits next to (``NEAR_LINES``; the index's blame of the base):
-those fixes are cited first. Since review10 the first form asks the same of the line blame
-(one of the symbol's fixes last changed a line at the change): on review9's tune replays its
-noise at the gate was a change far from what the cited fixes repaired (2d70647f, f0e327f9 on
-requests: 2 of 4 noise; git blame at the base put a fix on a changed line for all 5 useful). Measured on review8's tune replays before building (history before
+those fixes are cited first. Measured on review8's tune replays before building (history before
 each change, ancestors only): the symbol the later fix touched in 29/190 requests, 3/78
 express, 2/93 sinatra cases at 1.6, 1.6 and 0.7 ordinary changes in 100 (3 fixes: 35, 6, 3 at
 2.4, 4.4, 2.0; 4 in 365 days: 38, 3, 7 at 5.2, 5.6, 2.7). Without the line condition, the
 replay's comments were 14/34 useful on requests (cases and ordinary changes), 4.0 more per 100
 ordinary; with it (git blame, offline) 6/10 at 1.2.
+
+Since review10 the first form asks the same of the line blame (one of the symbol's fixes last
+changed a line at the change): on review9's tune replays, 2 of its 4 noise comments at the gate
+(requests 2d70647f, f0e327f9) changed lines far from what the cited fixes repaired, while git
+blame at the base put a fix on a changed line for all 5 useful ones.
 """
 
 from __future__ import annotations
