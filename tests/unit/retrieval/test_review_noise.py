@@ -31,14 +31,16 @@ def load(text):
 '''
 
 
-def _found(repo, index_dir, kind: str) -> list:
+def _found(repo, index_dir, kind: str, committed: bool = False) -> list:
+    """Review main → the work tree (or, ``committed``, → HEAD with its messages) at gate 0."""
     with IndexStore(index_dir).reader() as reader, open_repository(repo.root) as git:
         base = git.resolve("main")
+        head = git.resolve("HEAD") if committed else None
         out = review(
-            reader, repo.root, diff_changes(git, base, None),
+            reader, repo.root, diff_changes(git, base, head),
             lambda path: (repo.root / path).read_text(encoding="utf-8") if (repo.root / path).exists() else None,
             read_base=revision_reader(git, base), patches=history_patches(git),
-            message=change_message(git, base, None), gate=0.0)
+            message=change_message(git, base, head), gate=0.0)
     return [s for s in out if s.kind == kind]
 
 
@@ -122,16 +124,9 @@ def test_a_name_added_to_a_fixs_bracketed_import_list_is_silent(make_repo, index
 
 
 def _committed(repo, index_dir, kind: str, message: str, text: str) -> list:
-    """Commit ``text`` as src/client.py on the branch with ``message``, review main..HEAD (gate 0)."""
+    """Commit ``text`` as src/client.py on the branch with ``message``, review main..HEAD."""
     repo.commit(message, {"src/client.py": text})
-    with IndexStore(index_dir).reader() as reader, open_repository(repo.root) as git:
-        base, head = git.resolve("main"), git.resolve("HEAD")
-        out = review(
-            reader, repo.root, diff_changes(git, base, head),
-            lambda path: (repo.root / path).read_text(encoding="utf-8") if (repo.root / path).exists() else None,
-            read_base=revision_reader(git, base), patches=history_patches(git),
-            message=change_message(git, base, head), gate=0.0)
-    return [s for s in out if s.kind == kind]
+    return _found(repo, index_dir, kind, committed=True)
 
 
 def test_emptying_a_file_is_deleting_it(make_repo, index_dir):
