@@ -13,7 +13,8 @@ The checks, each in its own module with its confidence set out next to it:
 - co-change (``review_cochange``): a file or symbol that history changes together with the
   changed one, untouched here;
 - ``fragile`` (``review_fragile``): every one of the changed symbol's last changes was followed
-  by a fix, or it was fixed four times in the last 180 days, once on lines the change touches.
+  by a fix, or it was fixed four times in the last 180 days; either way one of its fixes last
+  changed lines the change touches.
 
 ``GATE`` drops the rest; it was chosen on the tune repositories' replay (bench/replay_review.py,
 hand labels in bench/labels/review-requests.tsv and review-express.tsv) and reported on held-out
