@@ -1,4 +1,5 @@
-"""What every review check shares: the index, the clock, web links, and the findings so far."""
+"""What every review check shares: the index, the clock, web links, the change's message, and
+the findings so far."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ DAY = 86_400
 
 
 class ReviewContext:
-    def __init__(self, reader, now: float | None = None) -> None:
+    def __init__(self, reader, now: float | None = None, message: str = "") -> None:
         self.reader = reader
+        self.message = message  # the change's commit messages (or PR text)
         self.now = review_time(reader) if now is None else now
         self.links = web_links_from_meta(getattr(reader, "meta", None))
         self.reverted = revert_check(reader)  # sha -> a revert of it still stands

@@ -16,7 +16,8 @@ that re-applies a reverted change scores 0.95–1.
 the fix's own lines are taken out too).
 ``rewrites-fix``: the change removes lines a fix added but brings nothing of the old code back:
 0.25 + 0.35 × share, +0.15 when the fix is at most 30 days old (+0.05 up to 180), +0.1 when it
-says why (more than its subject, and more than issue pointers).
+says why (more than its subject, and more than issue pointers); −0.15 when the change's message
+says it removes what the fix is about (``review_intent``).
 Fixes of tests, typos, docs, lint, builds or merges are not failures to guard against, nor are
 fixes outside product source (tests, examples, docs, build manifests, vendored or generated files)
 or in a file the change deletes: left out; nor is a rewrite that only takes out a fix's import
@@ -39,6 +40,7 @@ from whylens.markup import inline
 from whylens.retrieval.citations import change_ref, commit_ref
 from whylens.retrieval.review_context import ReviewContext
 from whylens.retrieval.review_hunks import FileView, git_lines
+from whylens.retrieval.review_intent import REMOVAL_SHIFT, says_removed
 from whylens.retrieval.review_moves import Moves, moved_back
 from whylens.retrieval.review_patches import CommitPatch, FilePatch, PatchReader, reason
 from whylens.retrieval.review_tokens import fingerprint, fingerprint_in_context
@@ -185,8 +187,10 @@ _REFERENCE = re.compile(r"^(#\d+|[\w.-]+/[\w.-]+#\d+|\S+://\S+|@[\w-]+|see|close
 
 def not_guarded(view: FileView) -> bool:
     """Files whose fixes are not failures a review guards against: anything but product source,
-    and files this change deletes whole."""
-    return view.change.status == "D" or not product_source(view.path)
+    and files this change deletes whole, or empties (requests' "remove requests.async" left an
+    empty file)."""
+    emptied = view.head_text is not None and not view.head_text.strip()
+    return view.change.status == "D" or emptied or not product_source(view.path)
 
 
 def product_source(path: str) -> bool:
@@ -334,7 +338,8 @@ def _report(ctx: ReviewContext, prints: ChangePrints, item: Past, commit: Commit
         return
     explained = explains(why, item.subject)
     fresh = 0.15 if ctx.recent(item.timestamp, days=30) else 0.05 if recent else 0.0
-    confidence = 0.25 + 0.35 * found.taken_share + fresh + (0.1 if explained else 0)
+    confidence = 0.25 + 0.35 * found.taken_share + fresh + (0.1 if explained else 0) \
+        - (REMOVAL_SHIFT if says_removed(ctx.message, view.path, symbol, item.subject) else 0)
     body = (f"This rewrites lines that a fix added: {change_ref(item.sha, item.pr, ctx.links)} "
             f"“{inline(item.subject, 100)}” ({when}): “{why}” "
             f"{found.taken_share:.0%} of its lines are changed here; check that what it fixed stays fixed.")

@@ -107,3 +107,16 @@ def test_a_fix_prone_function_changed_away_from_its_fixes_lines_is_not_flagged(m
     text = (repo.root / "parse.py").read_text(encoding="utf-8")
     repo.write("parse.py", text.replace("p.rstrip('.')", "p.rstrip('!')"))
     assert _found(repo, index_dir) == []
+
+
+def test_a_fragile_function_changed_away_from_its_fixes_lines_is_not_flagged(make_repo, index_dir):
+    """Every change of ``parse`` was followed by a fix, and the fixes all edited its top lines;
+    a change further down touches nothing they repaired (review10: the burst form asks the
+    line blame too)."""
+    repo = make_repo("burst-far")
+    _history(repo, fixed_after=5)
+    run_index(repo.root, index_dir)
+    repo.git("checkout", "-q", "-b", "feature")
+    text = (repo.root / "parse.py").read_text(encoding="utf-8")
+    repo.write("parse.py", text.replace("p.rstrip('.')", "p.rstrip('!')"))
+    assert _found(repo, index_dir) == []

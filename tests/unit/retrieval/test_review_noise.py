@@ -31,14 +31,16 @@ def load(text):
 '''
 
 
-def _found(repo, index_dir, kind: str) -> list:
+def _found(repo, index_dir, kind: str, committed: bool = False) -> list:
+    """Review main → the work tree (or, ``committed``, → HEAD with its messages) at gate 0."""
     with IndexStore(index_dir).reader() as reader, open_repository(repo.root) as git:
         base = git.resolve("main")
+        head = git.resolve("HEAD") if committed else None
         out = review(
-            reader, repo.root, diff_changes(git, base, None),
+            reader, repo.root, diff_changes(git, base, head),
             lambda path: (repo.root / path).read_text(encoding="utf-8") if (repo.root / path).exists() else None,
             read_base=revision_reader(git, base), patches=history_patches(git),
-            message=change_message(git, base, None), gate=0.0)
+            message=change_message(git, base, head), gate=0.0)
     return [s for s in out if s.kind == kind]
 
 
@@ -119,3 +121,28 @@ def test_a_name_added_to_a_fixs_bracketed_import_list_is_silent(make_repo, index
     assert _found(repo, index_dir, "rewrites-fix") == []
     repo.write("src/loader.py", text.replace("        raise EmptyError('empty')\n", "        return []\n"))
     assert [s.evidence for s in _found(repo, index_dir, "rewrites-fix")] == [(fix,)]
+
+
+def _committed(repo, index_dir, kind: str, message: str, text: str) -> list:
+    """Commit ``text`` as src/client.py on the branch with ``message``, review main..HEAD."""
+    repo.commit(message, {"src/client.py": text})
+    return _found(repo, index_dir, kind, committed=True)
+
+
+def test_emptying_a_file_is_deleting_it(make_repo, index_dir):
+    """requests' "remove requests.async" left the module as an empty file: its fixes go with it."""
+    repo, _fix = _fixed_client(make_repo, index_dir, "emptied", "Floats lost digits; a null body crashed later.")
+    assert _committed(repo, index_dir, "rewrites-fix", "Retire the client\n", "") == []
+
+
+def test_a_fix_taken_out_by_a_change_that_says_it_removes_that_feature_scores_lower(make_repo, index_dir):
+    """express's "remove app.locals.use": the fix of ``app.locals.use`` goes with the feature."""
+    guard = '    if data is None:\n        raise ValueError("empty document")\n'
+    scores = []
+    for name, message in (("kept", "Simplify load\n"), ("removed", "Remove empty documents handling\n")):
+        repo, fix = _fixed_client(make_repo, index_dir / name, name,
+                                  "Floats lost digits; a null body crashed later.")
+        found = _committed(repo, index_dir / name, "rewrites-fix", message, CLIENT_FIXED.replace(guard, ""))
+        assert [s.evidence for s in found] == [(fix,)]
+        scores.append(found[0].confidence)
+    assert round(scores[0] - scores[1], 3) == 0.15
