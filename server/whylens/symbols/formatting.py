@@ -25,6 +25,7 @@ import ast
 import re
 from collections.abc import Iterator
 
+from whylens.symbols.ast_compare import same_tree
 from whylens.symbols.lexer import (
     BOTH_COMMENTS, HASH_COMMENTS, QUOTE_EQUIVALENT, lexer, raw_verdict,
 )
@@ -296,11 +297,11 @@ def same_ast(old: bytes, new: bytes,
     margin = _margin(texts)  # one margin for both: a changed indentation stays visible
     trees = []
     for text in texts:
+        if margin:
+            text = "\n".join(line[margin:] for line in text.split("\n"))
         try:
-            tree = ast.parse("\n".join(line[margin:] for line in text.split("\n")))
+            tree = ast.parse(text)
         except (SyntaxError, ValueError, MemoryError, RecursionError):
             return None
-        if transform is not None:
-            tree = transform.visit(tree)
-        trees.append(ast.dump(tree, annotate_fields=False, include_attributes=False))
-    return trees[0] == trees[1]
+        trees.append(tree if transform is None else transform.visit(tree))
+    return same_tree(trees[0], trees[1])  # ast.dump equality, without the dumps
