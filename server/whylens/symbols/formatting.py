@@ -25,12 +25,13 @@ import ast
 import re
 from collections.abc import Iterator
 
-from whylens.symbols.ast_compare import same_tree
+from whylens.symbols.ast_compare import same_module, same_tree
 from whylens.symbols.lexer import (
     BOTH_COMMENTS, HASH_COMMENTS, QUOTE_EQUIVALENT, lexer, raw_verdict,
 )
 
 _JS = frozenset({"javascript", "typescript", "tsx"})
+REGION_CHARS = 4_000  # Python texts longer than this (both together) compare by region
 
 OPEN = {b"(": b")", b"[": b"]", b"{": b"}"}
 CLOSE = frozenset({b")", b"]", b"}"})
@@ -295,6 +296,8 @@ def same_ast(old: bytes, new: bytes,
     except UnicodeDecodeError:
         return None
     margin = _margin(texts)  # one margin for both: a changed indentation stays visible
+    if not margin and transform is None and len(texts[0]) + len(texts[1]) > REGION_CHARS:
+        return same_module(*texts)  # a whole file: the old one parsed only where it differs
     trees = []
     for text in texts:
         if margin:

@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from whylens.symbols.ast_compare import same_tree
+from whylens.symbols.ast_compare import same_module, same_tree
 from whylens.symbols.formatting import same_ast
 
 SNIPPETS = [
@@ -64,3 +64,48 @@ def test_same_ast_still_sees_layout_as_layout_and_code_as_code():
     assert same_ast(b"    if a:\n        g()\n", b"    if a:\n            g()\n") is True
     assert same_ast(b"x = 1\n", b"x = 1.0\n") is False
     assert same_ast(b"x = (\n", b"x = 1\n") is None
+
+
+_HEAD = "".join(f"def head{i}(a, b):\n    return a + {i}\n\n\n" for i in range(30))
+_TAIL = "".join(f"class Tail{i}:\n    x = {i}\n\n\n" for i in range(30))
+EDITS = [  # (old middle, new middle) between a shared head and tail of a whole file
+    ("def f(a,\n      b):\n    return a\n", "def f(a, b):\n    return a\n"),  # a reformat
+    ("def f(a, b):\n    return a\n", "def f(a, b):\n    return b\n"),
+    ("x = 1\n", "x = 1; y = 2\n"),  # statements sharing a line
+    ('s = """\n', 's = 1\n'),  # the old middle opens a string the tail closes... or not
+    ("if a:\n    pass\n", "if a:\n    pass\nelse:\n    pass\n"),
+    ("    pass\n", ""),  # an indented line continuing the head's last function
+    ("@decorator\n", ""),  # a decorator of the tail's first class
+    ("# a comment\n", "# another comment\n"),
+    ("x = (\n", "x = 1\n"),  # an open bracket the tail does not close
+    ("x = 1\r\n", "x = 1\n"),
+    ("", "def g():\n    pass\n"),
+    ("def f():\n    return 1\n", "def f():\n    return 1\n\n\n# trailing\n"),
+    ("z = [\n1,\n]; w = 2\n", "z = [\n1, 2,\n]; w = 2\n"),  # the shared line holds two
+    ("a = 1\rb = (2)\rc = 3\n", "a = 1\rb = 2\rc = 3\n"),  # old Mac line ends count in the AST
+]
+
+
+def _full(old: str, new: str) -> bool | None:
+    try:
+        return ast.dump(ast.parse(old)) == ast.dump(ast.parse(new))
+    except SyntaxError:
+        return None
+
+
+def test_same_module_answers_as_parsing_both_files_whole():
+    for old_middle, new_middle in EDITS:
+        for head, tail in ((_HEAD, _TAIL), ("", _TAIL), (_HEAD, ""), ("", "")):
+            old, new = head + old_middle + tail, head + new_middle + tail
+            assert same_module(old, new) is _full(old, new), (old_middle, new_middle, len(head))
+            assert same_module(new, old) is _full(new, old), (new_middle, old_middle, len(head))
+
+
+def test_same_module_parses_the_old_file_only_where_it_differs(monkeypatch):
+    parsed: list[int] = []
+    real = ast.parse
+    monkeypatch.setattr(ast, "parse", lambda text, *a, **k: parsed.append(len(text)) or real(text, *a, **k))
+    old = _HEAD + "def f(a,\n      b):\n    return a\n" + _TAIL
+    new = _HEAD + "def f(a, b):\n    return a\n" + _TAIL
+    assert same_module(old, new) is True
+    assert parsed[0] == len(new) and sum(parsed[1:]) < 100
