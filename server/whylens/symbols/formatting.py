@@ -25,11 +25,13 @@ import ast
 import re
 from collections.abc import Iterator
 
+from whylens.symbols.ast_compare import same_module, same_tree
 from whylens.symbols.lexer import (
     BOTH_COMMENTS, HASH_COMMENTS, QUOTE_EQUIVALENT, lexer, raw_verdict,
 )
 
 _JS = frozenset({"javascript", "typescript", "tsx"})
+REGION_CHARS = 4_000  # Python texts longer than this (both together) compare by region
 
 OPEN = {b"(": b")", b"[": b"]", b"{": b"}"}
 CLOSE = frozenset({b")", b"]", b"}"})
@@ -294,13 +296,15 @@ def same_ast(old: bytes, new: bytes,
     except UnicodeDecodeError:
         return None
     margin = _margin(texts)  # one margin for both: a changed indentation stays visible
+    if not margin and transform is None and len(texts[0]) + len(texts[1]) > REGION_CHARS:
+        return same_module(*texts)  # a whole file: the old one parsed only where it differs
     trees = []
     for text in texts:
+        if margin:
+            text = "\n".join(line[margin:] for line in text.split("\n"))
         try:
-            tree = ast.parse("\n".join(line[margin:] for line in text.split("\n")))
+            tree = ast.parse(text)
         except (SyntaxError, ValueError, MemoryError, RecursionError):
             return None
-        if transform is not None:
-            tree = transform.visit(tree)
-        trees.append(ast.dump(tree, annotate_fields=False, include_attributes=False))
-    return trees[0] == trees[1]
+        trees.append(tree if transform is None else transform.visit(tree))
+    return same_tree(trees[0], trees[1])  # ast.dump equality, without the dumps
