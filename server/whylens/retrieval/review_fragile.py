@@ -6,7 +6,7 @@ changes that are not fixes themselves, each followed by a fix of the same symbol
 went wrong: the comment names the fixes (newest first) and asks for a test of what they
 guarded. Fixes are told as ``review_reapply`` tells them (fix / bug / regression / broke /
 crash in the subject; not typos, tests, docs or builds; not a revert), in product source only
-(``review_reapply.product_source``). Confidence 0.45 + 0.05 per distinct fix (one fix after a
+(``review_guarded.product_source``). Confidence 0.45 + 0.05 per distinct fix (one fix after a
 burst of five changes is one failure, not five). Measured on the tune replays' cases before
 building (review8, history before each change): "5 of the last 5 followed by a fix" touched the
 symbol the later fix touched in 8/191 requests, 3/78 express, 1/93 sinatra cases at 2.0, 1.2
@@ -37,7 +37,7 @@ from whylens.models import HistoryEntry
 from whylens.retrieval.citations import commit_ref
 from whylens.retrieval.review_context import DAY, ReviewContext
 from whylens.retrieval.review_hunks import ChangedSymbol, FileView
-from whylens.retrieval.review_reapply import FIX, NOT_A_FAILURE, REVERT_SUBJECT, product_source
+from whylens.retrieval.review_guarded import FIX, NOT_A_FAILURE, REVERT_SUBJECT, product_source
 from whylens.retrieval.text import relative_age
 
 CHANGES = 5  # the last changes looked at
