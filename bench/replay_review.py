@@ -73,6 +73,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -390,4 +391,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    # SIGTERM (a killed replay) unwinds as an exit, so the temporary clones and indexes go too
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     sys.exit(main())
