@@ -27,10 +27,7 @@ def merge_small_ones(writer, segments) -> list:
     small = [s for s in segments if s.doc_count_all() < REBUILD_MIN_SEGMENT_DOCS]
     if len(small) < 2:
         return list(segments)
-    for segment in small:
-        reader = SegmentReader(writer.storage, writer.schema, segment)
-        writer.add_reader(reader)
-        reader.close()
+    _add_segments(writer, small)
     return [s for s in segments if s.doc_count_all() >= REBUILD_MIN_SEGMENT_DOCS]
 
 
@@ -52,7 +49,12 @@ def merge_all(writer) -> None:
     """Whoosh's OPTIMIZE merge, done before the writer's own documents are added (their
     document numbers then follow the merged ones'; ``whoosh_fixes.lengths_as_merged`` counts
     their field lengths as a merge would have)."""
-    for segment in writer.segments:
+    _add_segments(writer, writer.segments)
+
+
+def _add_segments(writer, segments) -> None:
+    """Copy the documents of ``segments`` into the segment ``writer`` writes (a merge)."""
+    for segment in segments:
         reader = SegmentReader(writer.storage, writer.schema, segment)
         writer.add_reader(reader)
         reader.close()

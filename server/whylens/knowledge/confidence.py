@@ -218,7 +218,7 @@ def names_symbol(text: str, symbol: str) -> bool:
     bare name when that reads as an identifier (``cert_verify``, ``getURLQuery``, ``json()``)
     rather than a word ("match", "get"). Cached: a card's item is weighed for each symbol its
     commit changed, and each time against every other one (``names_other``)."""
-    parts = [p for p in _SEPARATORS.split(_DECORATION.sub("", symbol)) if p]
+    parts = _parts(symbol)
     if not parts:
         return False
     bare = parts[-1]

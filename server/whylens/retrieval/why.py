@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from whylens.errors import InvalidInputError
 from whylens.knowledge.change_told import only_what_changed
-from whylens.models import (EVENT_KINDS, FORMATTING_KIND, PITFALL_TYPES, HistoryEntry, LineChange,
+from whylens.models import (EVENT_KINDS, PITFALL_TYPES, HistoryEntry, LineChange,
                             Record, Story, Symbol, Unit)
 from whylens.records.about import CommitSymbols, claims_about, says_anything
 from whylens.retrieval.evidence import anchored_exactly, has_fix_edge, record_outcome, revert_check
@@ -91,23 +91,22 @@ def symbol_story(reader: IndexReader, rel_path: str, target: Symbol, *, now: flo
     records, current, reversals = split_current(reader, anchored, outcomes, units,
                                                 revert_check(reader))
     shown_units, shown_records = distinct(current, records)  # each thing once, counted once
-    explained, notes = split_notes(shown_units, history)
-    story = Story(path=rel_path, symbol=target, history=history, units=explained,
+    story = Story(path=rel_path, symbol=target, history=history, units=shown_units,
                   records=shown_records, outcomes=tuple(outcomes.items()),
                   reversals=tuple(reversals),
-                  line_change=line_change(reader, rel_path, line, units, anchored), notes=notes)
-    return _with_summary(story, now)
+                  line_change=line_change(reader, rel_path, line, units, anchored))
+    return _with_summary(split_notes(story), now)
 
 
-def split_notes(units: tuple[Unit, ...], history: Iterable[HistoryEntry]
-                ) -> tuple[tuple[Unit, ...], tuple[Unit, ...]]:
-    """(units that explain, notes): a constraint or fix that only tells what its change did
-    (``change_told``) is a note on that change's history line, when the history lists it. A
-    pitfall stays one (a failure mode by its type; the lens and ``stats`` count it)."""
-    changed = {e.commit for e in history if e.kind != FORMATTING_KIND}
-    notes = tuple(u for u in units if u.type not in PITFALL_TYPES and u.commit in changed
+def split_notes(story: Story) -> Story:
+    """The story with its notes apart: a constraint or fix that only tells what its change did
+    (``change_told``) is a note on that change's history line, when the history lists the
+    change (``Story.changes``). A pitfall stays one (a failure mode by its type; the lens and
+    ``stats`` count it)."""
+    changed = {e.commit for e in story.changes}
+    notes = tuple(u for u in story.units if u.type not in PITFALL_TYPES and u.commit in changed
                   and only_what_changed(u.content or u.title))
-    return tuple(u for u in units if u not in notes), notes
+    return replace(story, units=tuple(u for u in story.units if u not in notes), notes=notes)
 
 
 def line_change(reader: IndexReader, rel_path: str, line: int | None, units, records

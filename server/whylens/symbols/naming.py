@@ -122,7 +122,7 @@ def definition_names(source: bytes, captures: dict) -> tuple[str, str, Node]:
 
 
 def _exported_function_name(name: str, target: Node) -> Node | None:
-    """The name node of a named function assigned to ``module.exports`` (or ``exports``): the
+    """The name node of a named function assigned to ``module.exports``: the
     name its callers and an ES module's ``export default function buildURL`` use, so the
     history of a file converted from CommonJS stays one symbol's."""
     if name != "module.exports" or target.parent is None:
