@@ -336,3 +336,13 @@ def test_a_word_in_no_document_and_no_dictionary_is_foreign(reader):
     assert plain["foreign"] == 0.0 and plain["unknown"] > 0.0
     assert gates.confidence(named) < gates.confidence(
         {**named, "foreign": 0.0})  # the fitted gate holds it against the question
+
+
+def test_the_best_hits_of_a_real_question_share_its_rare_words(reader):
+    """Query clarity (``shared``): the best hits of a question about this history hold its rare
+    words together; those of a generic one each hold a different common word. The fitted gate
+    reads more agreement as more confidence."""
+    real = rank(reader, "why did the pool lock deadlock while retrying?").features
+    generic = rank(reader, "how do I make the server read a file faster?").features
+    assert real["shared"] > 1.5 * generic["shared"] > 0.0, (real["shared"], generic["shared"])
+    assert gates.confidence({**generic, "shared": real["shared"]}) > gates.confidence(generic)
