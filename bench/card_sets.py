@@ -23,6 +23,10 @@ SETS = {
     # symbols whose card shows at least one item (``select --with-items``)
     "heldout2": {"symbols": "symbols2.tsv", "records": "records2.tsv",
                  "record_labels": "records2.jsonl"},
+    # round 11: tune symbols of gson, ripgrep, serde, lodash (chosen as heldout2 was); their
+    # item labels are in the tune-<repo>.jsonl files like the first tune set's
+    "tune2": {"symbols": "tune2-symbols.tsv", "records": "tune2-records.tsv",
+              "record_labels": "tune2-records.jsonl"},
 }
 def pairs(values: list[str]) -> dict[str, str]:
     return dict(v.split("=", 1) for v in values or [])
