@@ -133,8 +133,7 @@ def test_what_a_card_never_shows():
     # a pasted diagram, pasted tool output, review housekeeping
     ("This is caused by assigning work to ┃ T1 ┃ T2 ┃ T3 ┃ per-thread stacks "
      "in a round-robin manner → bottom-up", True),
-    ("UnicodeEncodeError: 'latin-1' codec can't encode characters in position 0-3: ordinal not in "
-     "range(256)", True),
+    ("NameError: uninitialized constant HelpersTest::JSON raised when the pool starts", True),
     ("error: proc-macro derive panicked --> tests/test_annotations.rs:2386:25", True),
     ("self.content could be None, so len(self.content) may raise TypeError: object of type "
      "'NoneType' has no len()", False),
