@@ -10,9 +10,9 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 LABELS = Path(__file__).resolve().parent / "labels" / "cards"
-# Two symbol sets: "heldout" (flask, axios, gin, jq: reported, never tuned on) and "tune"
-# (requests, express, redis, mux, httpx, cobra, sinatra: every weight and gate of the cards was
-# chosen on it). Each has
+# Symbol sets: "heldout" (flask, axios, gin, jq: reported, never tuned on), "tune" (requests,
+# express, redis, mux, httpx, cobra, sinatra: every weight and gate of the cards was chosen on
+# it) and the more below. Each has
 # its symbols, its record sample and its record-field labels; item labels (keyed by repository)
 # are read from every file.
 SETS = {
