@@ -11,10 +11,12 @@
     # nothing says which code showed them), for a person to label blind
     python bench/bench_cards.py report ... --unlabelled /tmp/todo.jsonl
 
-Three sets (bench/labelling/GUIDE.md): ``tune`` (requests, express, redis, mux, and since round 6
+Four sets (bench/labelling/GUIDE.md): ``tune`` (requests, express, redis, mux, and since round 6
 httpx, cobra, sinatra; every weight and gate of the cards was chosen on it, so its figures are
-in-sample), ``heldout`` (flask, axios, gin, jq; reported only) and, since round 9, ``heldout2``
-(flask, axios, gin, jq, okhttp: 40 more symbols, each with a card that shows an item). Each
+in-sample), since round 11 ``tune2`` (gson, ripgrep, serde, sinatra: 40 more tune symbols, each
+with a card that shows an item; lodash has none), ``heldout`` (flask, axios, gin, jq; reported
+only) and, since round 9, ``heldout2`` (flask, axios, gin, jq, okhttp: 40 more symbols, each
+with a card that shows an item). Each
 repository needs a work tree (the card reads the symbol from the file) and an index built by the
 code being measured.
 

@@ -10,9 +10,9 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 LABELS = Path(__file__).resolve().parent / "labels" / "cards"
-# Two symbol sets: "heldout" (flask, axios, gin, jq: reported, never tuned on) and "tune"
-# (requests, express, redis, mux, httpx, cobra, sinatra: every weight and gate of the cards was
-# chosen on it). Each has
+# Symbol sets: "heldout" (flask, axios, gin, jq: reported, never tuned on), "tune" (requests,
+# express, redis, mux, httpx, cobra, sinatra: every weight and gate of the cards was chosen on
+# it) and the more below. Each has
 # its symbols, its record sample and its record-field labels; item labels (keyed by repository)
 # are read from every file.
 SETS = {
@@ -23,6 +23,10 @@ SETS = {
     # symbols whose card shows at least one item (``select --with-items``)
     "heldout2": {"symbols": "symbols2.tsv", "records": "records2.tsv",
                  "record_labels": "records2.jsonl"},
+    # round 11: tune symbols of gson, ripgrep, serde, lodash (chosen as heldout2 was); their
+    # item labels are in the tune-<repo>.jsonl files like the first tune set's
+    "tune2": {"symbols": "tune2-symbols.tsv", "records": "tune2-records.tsv",
+              "record_labels": "tune2-records.jsonl"},
 }
 def pairs(values: list[str]) -> dict[str, str]:
     return dict(v.split("=", 1) for v in values or [])

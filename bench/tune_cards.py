@@ -13,7 +13,7 @@
 An item is keyed as bench_cards.py keys it, (repo, symbol, field, text as a reader sees it), so
 the labels of bench/labels/cards/ apply. ``simulate`` applies the product's own gating functions
 (``knowledge.confidence``, ``records.about``) to the open index, so it shows exactly what an index
-built with that gate would show, without rebuilding it. Only the tune set may be used here.
+built with that gate would show, without rebuilding it. Only the tune sets may be used here.
 """
 
 from __future__ import annotations
@@ -263,8 +263,8 @@ def main() -> int:
     p.add_argument("--drop", nargs="*", help="features to leave out")
     p.add_argument("--monotone", action="store_true", help="keep the signs SIGNS gives")
     args = parser.parse_args()
-    if getattr(args, "set", "tune") != "tune":
-        raise SystemExit("the gate is chosen on the tune set only")
+    if getattr(args, "set", "tune") not in ("tune", "tune2"):
+        raise SystemExit("the gate is chosen on the tune sets only")
     commands = {"index": build, "pool": pool, "fit": fit, "simulate": simulate}
     return commands[args.command](args)
 

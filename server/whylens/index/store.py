@@ -51,7 +51,9 @@ from whylens.index.schema import SCHEMA_VERSION
 # change inside a function assigned to a member is a body change (it was a signature change)
 # .20: a card sentence that names only another symbol of its commit (not one holding or held by
 # this one) is never shown
-PIPELINE_VERSION = f"{SCHEMA_VERSION}.20"
+# .21: card sentences that point at one not shown ("The change above ..."), paste a diagram or
+# tool output, or speak of the review are never shown; "as opposed to" is no rejected alternative
+PIPELINE_VERSION = f"{SCHEMA_VERSION}.21"
 
 
 def outdated_reason(meta: dict) -> str | None:

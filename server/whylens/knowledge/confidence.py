@@ -58,7 +58,14 @@ _FRAGMENT = re.compile(
     r"^\W*(?:said|such|also|however|but|and|or|so|then|thus|therefore|hence|instead|otherwise"
     r"|for instance|for example|in that case|which|whereas|additionally|furthermore|moreover"
     r"|for (?:said|such|these|those)|not that|besides)\b"
-    r"|^\s*[(\[]", re.I)
+    r"|^\s*[(\[]"
+    # ... or points at a sentence or change not shown ("The change above ...", "With this patch,
+    # ...", "That is, ...", "It also ...", "We can do that because ..."): tune card items 3 noise,
+    # 8 marginal, none useful; 2 tune sentences, both no knowledge
+    r"|^\W*(?:in\s+turn\b|that\s+is\s*,|not\s+to\s+mention\b|in\s+the\s+above\b"
+    r"|with\s+this\s+(?:patch|change|commit|pr)\b|the\s+(?:change|commit|patch|fix)\s+above\b"
+    r"|we\s+can\s+do\s+(?:that|this)\b|the\s+difference\s+with\s+this\b"
+    r"|(?:it|this|that|they)\s+also\b)", re.I)
 # ... or that lost its start: in lower case, a verb with no subject ("was released on ...") or
 # a subordinate clause with no main clause after it ("since the names may change ...").
 _HEADLESS = re.compile(
@@ -68,8 +75,13 @@ _HEADLESS = re.compile(
     r"|^\s*\d+\s*[-)]\s")
 # A sentence about the tests ("This is not done in the test cases, ...", "the test checked only
 # the Usage line"): it speaks of the tests, not of the code the card is about.
+# A regression or new test, "a test for ..." (tune sentences: 61 no knowledge, 1 knowledge; 1
+# noise card item) is the same.
 _ABOUT_TESTS = re.compile(r"\b(?:test\s+cases?|the\s+tests?|unit\s+tests?|test\s+suite"
-                          r"|tests?\s+(?:fail|pass)\w*)\b", re.I)
+                          r"|tests?\s+(?:fail|pass)\w*"
+                          r"|(?:regression|integration|functional|e2e|end-to-end)\s+tests?"
+                          r"|(?:a|new|added|adds?|another|the\s+new)\s+tests?"
+                          r"|tests?\s+(?:that|which|for|case))\b", re.I)
 # ... or names one (TestRoute, test_auth.py, assert.NoError): tune 15 sentences no knowledge,
 # 1 noise card item, nothing useful
 _NAMES_TEST = re.compile(r"\bTest[A-Z]\w*|\btest_\w+|\w+_test\.\w+|\b(?:assert|require)\.[A-Z]\w*")
@@ -85,6 +97,12 @@ _SAFE = re.compile(r"\b(?:behaviou?r\s+is\s+unchanged|no\s+(?:functional|behavio
 # ... and one that opens like this leans on it, or speaks of the change rather than the code.
 _PRONOUN = re.compile(r"^\W*(?:it|its|it's|this|that|these|those|they|them|here|there"
                       r"|in this case|finally)\b", re.I)
+# An item that opens "This should ...", "It will ...", "That may ..." tells what a change it does
+# not name will do (tune card items 2 noise, 3 marginal, none useful; sentences 7, all no
+# knowledge). A record's decision may ("This will check ... before registering them": 2 of 3
+# tune decisions so worded are right), so it is not hidden there.
+_LEANS_MODAL = re.compile(r"^\W*(?:this|that|it)\s+(?:must|should|will|would|can|may|might|could)\b",
+                          re.I)
 _SELF = re.compile(r"^\W*(?:this|the) (?:commit|change|patch|pr|pull request|fix|approach"
                    r"|implementation|refactor\w*)\b", re.I)
 _WORDS = re.compile(r"\S+")
@@ -126,7 +144,8 @@ def evidence(text: str, field: str, knowledge: float, symbol: str, change: str |
     return ItemEvidence(
         field=field, knowledge=knowledge, change=change, breadth=len(names) + 1,
         names_symbol=mine, names_other=not mine and any(names_symbol(text, s) for s in names),
-        words=len(_WORDS.findall(text)), fragment=fragment(text),
+        words=len(_WORDS.findall(text)),
+        fragment=fragment(text) or (field != "decision" and bool(_LEANS_MODAL.match(text))),
         pronoun=bool(_PRONOUN.match(text)), about_change=bool(_SELF.match(text)),
         title=title, whole_work=whole_work, about_other=about_other,
         only_other=not mine and any(names_symbol(text, s) for s in strangers))
@@ -166,17 +185,44 @@ _RELEASE_NOTES = re.compile(r"\b(?:change\s?log|release\s+notes?|history\.(?:md|
 # 7 such sentences of the tune sentence labels are all no knowledge).
 _CODE_MARKS = re.compile(r"[{};=$|&]")
 CODE_MARKS_MIN, CODE_MARKS_SHARE = 6, 0.04
+# ... a pasted diagram (box-drawing characters, arrows: ripgrep's thread-stack picture, tune 1
+# noise card item) ...
+_DRAWING = re.compile(r"[\u2190-\u21ff\u2500-\u259f]")
+DRAWING_MIN = 3
+# ... or pasted tool output: a line that opens with an error's name or a tool's "error:" ("error:
+# proc-macro derive panicked --> ...", "NameError: uninitialized constant ...": the 3 such tune
+# sentences are no knowledge; "may raise TypeError: ..." inside prose is not matched).
+_PASTED_ERROR = re.compile(r"^\W*(?:[A-Za-z_][\w.]*(?:Error|Exception)|error(?:\[\w+\])?"
+                           r"|warning|fatal|panic(?:ked)?)\s*:", re.I)
+# ... or two commit subjects run together (a squash body's lines glued with no stop: "Add tests
+# for regexp variables in query strings Fix how regular expression gets built ..."): a subject's
+# verb, capitalised, straight after a lower-case word (the 3 such tune sentences are no
+# knowledge; no tune card item matches)
+_GLUED = re.compile(
+    r"[a-z0-9)'\"`]\s+(?:Add|Adds|Added|Fix|Fixes|Fixed|Update|Updates|Updated|Remove|Removes"
+    r"|Removed|Refactor|Bump|Revert|Improve|Implement|Introduce|Replace|Ensure|Avoid|Prevent"
+    r"|Simplify|Rename|Document|Drop|Allow|Support|Move|Change|Changed|Make|Handle|Correct)"
+    r"\s+[a-z`'\"]")
+# Review housekeeping: "Addresses comments in r481", "Apply suggestions from code review" (tune:
+# 1 noise card item, 2 sentences no knowledge).
+_REVIEW = re.compile(r"\baddress(?:es|ed|ing)?\s+(?:the\s+|some\s+|all\s+|more\s+|my\s+|your\s+)?"
+                     r"(?:(?:code\s+)?review(?:er)?(?:'s)?\s+|pr\s+)?(?:comments?|feedback|nits?"
+                     r"|suggestions?|remarks?)\b|\b(?:suggestions?|comments?|feedback)\s+from\s+"
+                     r"(?:the\s+)?(?:code\s+)?review\b|\breview\s+comments?\b", re.I)
 
 
 def fragment(text: str) -> bool:
     """Alone on a card the sentence continues one that is not there, lost its start, speaks of
-    the tests or CI, says the change is safe, is a plan or a wish, tells the state before the
-    change, speaks of the release notes or is pasted code (never shown)."""
+    the tests, CI or the review, says the change is safe, is a plan or a wish, tells the state
+    before the change, speaks of the release notes, is pasted code, a diagram or tool output, or
+    runs two commit subjects together (never shown)."""
     marks = len(_CODE_MARKS.findall(text))
     return bool(_FRAGMENT.match(text) or _HEADLESS.match(text) or _ABOUT_TESTS.search(text)
                 or _NAMES_TEST.search(text) or _CI.search(text) or _SAFE.search(text)
                 or _PLAN.search(text) or _BEFORE.match(text) or _RELEASE_NOTES.search(text)
-                or (marks >= CODE_MARKS_MIN and marks > CODE_MARKS_SHARE * len(text)))
+                or (marks >= CODE_MARKS_MIN and marks > CODE_MARKS_SHARE * len(text))
+                or len(_DRAWING.findall(text)) >= DRAWING_MIN or _PASTED_ERROR.match(text)
+                or _REVIEW.search(text) or _GLUED.search(text))
 
 
 def confidence(item: ItemEvidence) -> float:

@@ -115,10 +115,49 @@ def test_what_a_card_never_shows():
     # about the tests, not the code
     ("This is not done in the test cases, which means that they fail when run on a system that "
      "is behind a proxy.", True),
+    # points at a sentence or change not shown
+    ("The change above makes sure that the default_content_type option is always deleted from "
+     "the options.", True),
+    ("With this patch, it will not raise an error if the pool is empty, because callers retry.",
+     True),
+    ("That is, ** always had to be surrounded by a path separator or the end of the pattern.",
+     True),
+    ("It also avoids the performance penalty of parsing the number eagerly as a big decimal.",
+     True),
+    ("We can do that because the option has no effect in single-line mode.", True),
+    ("This must be a hash and is merged with the options passed to the render method.", True),
+    ("This prevents pass_block from being overwritten with nil when the superclass has routes.",
+     False),
+    ("That way, we only ever pass an absolute path to CreateProcess, which avoids searching the "
+     "current directory.", False),
+    # a pasted diagram, pasted tool output, review housekeeping
+    ("This is caused by assigning work to ┃ T1 ┃ T2 ┃ T3 ┃ per-thread stacks "
+     "in a round-robin manner → bottom-up", True),
+    ("NameError: uninitialized constant HelpersTest::JSON raised when the pool starts", True),
+    ("error: proc-macro derive panicked --> tests/test_annotations.rs:2386:25", True),
+    ("self.content could be None, so len(self.content) may raise TypeError: object of type "
+     "'NoneType' has no len()", False),
+    ("Addresses comments in r481 (except for the interface change).", True),
+    ("Apply suggestions from code review", True),
+    # two commit subjects run together; a regression test's setup
+    ("Add tests for regexp variables in query strings Fix how the regular expression gets built "
+     "for query strings", True),
+    ("The issue is that the usage line does not use the command path but the raw Use string.",
+     False),
+    ("One demonstrating the correct behaviour for bytes, and another, failing, test for the case "
+     "where data is a string.", True),
+    ("Add a regression test for the pool being closed twice when the server drops a connection.",
+     True),
 ])
 def test_a_sentence_that_explains_nothing_alone_is_never_shown(text, hidden):
     item = evidence(text, "constraint", 0.9, "Pool.get", "body", ("Pool.get",))
     assert never_shown(item) is hidden
+
+
+def test_a_decision_may_say_what_the_change_will_do():
+    text = "This will check if the items in the list are callable before registering them."
+    assert not never_shown(evidence(text, "decision", 0.9, "Pool.get", "body", ("Pool.get",)))
+    assert never_shown(evidence(text, "constraint", 0.9, "Pool.get", "body", ("Pool.get",)))
 
 
 def test_confidence_rises_with_what_the_sentence_says():

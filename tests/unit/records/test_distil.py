@@ -164,3 +164,19 @@ def test_release_and_authors_work_is_never_a_symbols_decision(make_repo) -> None
     assert records["pr-41"].anchors == ()  # AUTHORS
     assert records["pr-42"].anchors == ("Pool.get",)
     assert records["pr-43"].anchors == ()  # says nothing beyond its title: history, not a decision
+
+
+def test_as_opposed_to_names_what_the_decision_replaced_not_a_rejected_alternative() -> None:
+    fields = fields_of(
+        "Share the default between fields",
+        "Field defaults were resolved twice, so a skipped field lost its container default.\n\n"
+        "Make attr::Field take a attr::Default as opposed to the entire parent attr::Container.")
+    assert not fields.rejected
+    weighed = fields_of(
+        "Share the default between fields",
+        "Field defaults were resolved twice, so a skipped field lost its container default.\n\n"
+        "We considered passing the entire parent container, as opposed to the default alone, "
+        "but it ties the field to the container's lifetime.")
+    assert [c.text for c in weighed.rejected] == [
+        "We considered passing the entire parent container, as opposed to the default alone, "
+        "but it ties the field to the container's lifetime."]
