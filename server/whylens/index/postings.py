@@ -43,7 +43,7 @@ class CompactPool(PostingPool):
         self._value_of: dict[tuple, int] = {}
         self._values: list[tuple] = []
         self._unordered: set[tuple[str, bytes]] = set()
-        self.current = []  # postings that cannot be coded, as tuples (sorted at the end)
+        self.current: list[tuple] = []  # postings that cannot be coded, as tuples (sorted at the end)
         self.currentsize = 0
 
     def add(self, item) -> None:
@@ -73,7 +73,7 @@ class CompactPool(PostingPool):
             terms[tbytes] = code
             self._grow(_TERM_BYTES + len(tbytes))
             return
-        if slot.__class__ is int:
+        if isinstance(slot, int):
             last = slot
             terms[tbytes] = array("q", (slot, code))
             size = _ARRAY_BYTES
@@ -115,7 +115,7 @@ class CompactPool(PostingPool):
             terms = self._fields[fieldname]
             for tbytes in sorted(terms):
                 slot = terms[tbytes]
-                if slot.__class__ is int:
+                if isinstance(slot, int):
                     yield (fieldname, tbytes, slot >> VALUE_BITS, *values[slot & _MASK])
                     continue
                 postings = ((fieldname, tbytes, code >> VALUE_BITS, *values[code & _MASK])
