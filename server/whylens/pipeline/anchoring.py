@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import pickle
 import queue
 import signal
 import threading
@@ -33,6 +32,7 @@ from whylens.history.blobs import BlobReader
 from whylens.history.merges import MergeFiles
 from whylens.history.repo import open_repository
 from whylens.models import Commit, SymbolEvent
+from whylens.pipeline.segments import dump_chunked, load_chunked
 from whylens.symbols.anchor import Anchorer
 from whylens.symbols.blame import BlameRun, LineBlame, Segment
 from whylens.symbols.hunks import DiffMemo
@@ -82,18 +82,21 @@ class _Both:
         self.merges = merges
         if state_file is not None:  # a segmented backfill's next segment: read, then removed
             with open(state_file, "rb") as source:
-                state = pickle.load(source)
+                state, states = load_chunked(source)
+            state["anchorer"]["_states"] = states
             os.unlink(state_file)
             self.anchorer.restore(state["anchorer"])
             self.blame.restore(state["blame"])
 
     def save(self, state_file: str) -> None:
         """Write what the next segment goes on from (``Anchorer.checkpoint``, ``LineBlame
-        .checkpoint``) to ``state_file``, streamed: no copy of it in memory, none on a pipe."""
+        .checkpoint``) to ``state_file``, streamed: no copy of it in memory, none on a pipe;
+        the file states (most of it; each one read-only once made) in chunks (``dump_chunked``)."""
         part = state_file + ".part"
+        anchorer = self.anchorer.checkpoint()
+        states = anchorer.pop("_states")
         with open(part, "wb") as out:
-            pickle.dump({"anchorer": self.anchorer.checkpoint(),
-                         "blame": self.blame.checkpoint()}, out, protocol=5)
+            dump_chunked({"anchorer": anchorer, "blame": self.blame.checkpoint()}, states, out)
         os.replace(part, state_file)
 
     def __call__(self, commit: Commit) -> tuple[list[SymbolEvent], list[BlameRun]]:
