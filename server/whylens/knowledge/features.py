@@ -70,7 +70,10 @@ class CommitKind:
     subject: str = ""  # the cleaned subject, to spot body sentences that only repeat it
 
 
+@lru_cache(maxsize=8_192)
 def path_kind(path: str) -> str:
+    """Cached: a commit's paths are asked for its units, its record and its housekeeping check
+    (redis: 55,105 calls for 2,566 distinct paths)."""
     for name, pattern in _PATH_KINDS:
         if pattern.search(path):
             return name
