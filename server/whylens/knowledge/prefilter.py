@@ -120,17 +120,19 @@ class Prefilter:
         needs = [(p, needed(p)) for p in self._patterns]
         literals = {s for _, pattern_needs in needs for need in pattern_needs for s in need}
         # The scan finds the literals of a prefix-free set (at most one begins at any position):
-        # the shortest of those sharing a start; a need is met by its literals' prefixes there.
-        minimal = {s for s in literals if not any(o != s and s.startswith(o) for o in literals)}
+        # those with no other literal as a prefix; a need is met by its literals' shortest
+        # prefixes in the set (a literal's shortest prefix among the literals is in it).
+        shortest = {s: next(s[:k] for k in range(1, len(s) + 1) if s[:k] in literals)
+                    for s in literals}
+        minimal = set(shortest.values())
         self._meets: dict[str, int] = dict.fromkeys(minimal, 0)  # literal -> needs it meets
         self._requires: list[tuple[re.Pattern, int]] = []  # pattern -> needs it has (bits)
         bit = 1
         for pattern, pattern_needs in needs:
             required = 0
             for need in pattern_needs:
-                for short in minimal:
-                    if any(s.startswith(short) for s in need):
-                        self._meets[short] |= bit
+                for s in need:
+                    self._meets[shortest[s]] |= bit
                 required |= bit
                 bit <<= 1
             self._requires.append((pattern, required))
