@@ -252,28 +252,46 @@ def _is_noise_line(stripped: str) -> bool:
 def clean_inline(text: str) -> str:
     """Inline cleaning of one paragraph or sentence (see the module docstring). Cached: unit
     extraction, the decision records and commit documents clean the same subjects and
-    paragraphs (on psf/requests 16,196 calls for 6,236 distinct texts)."""
+    paragraphs (on psf/requests 16,196 calls for 6,236 distinct texts). Each pass runs only
+    when the text holds a character its pattern cannot match without (most prose has no
+    markup: redis's 33,492 distinct texts cost 0.89 s with every pass searched)."""
     spans: list[str] = []  # kept code spans, protected from the passes below
-    text = _CODE_SPAN.sub(lambda m: _code_span(m, spans), text)
-    text = text.replace("`", "")
-    text = _IMAGE.sub("", text)
-    text = _LINK.sub(r"\1", text)
-    text = _REF_LINK.sub(r"\1", text)
-    text = _HTML_TAG.sub(" ", text)
-    text = _URL.sub("", text)
-    text = _PAREN_REFS.sub("", text)
-    text = _TRAILING_REFS.sub(lambda m: "." if m.group(0).lstrip(" ,;")[:1] == "." else "", text)
-    text = _EMPHASIS.sub(lambda m: m.group(2) or m.group(4) or "", text)
-    text = _GITMOJI.sub("", text)
-    text = _CREDITS.sub("", text)
-    text = _EMPTY_BRACKETS.sub("", text)
+    if "`" in text:
+        text = _CODE_SPAN.sub(lambda m: _code_span(m, spans), text)
+        text = text.replace("`", "")
+    if "[" in text:
+        text = _IMAGE.sub("", text)
+        text = _LINK.sub(r"\1", text)
+        text = _REF_LINK.sub(r"\1", text)
+    if "<" in text:
+        text = _HTML_TAG.sub(" ", text)
+    if "://" in text or "www." in text:
+        text = _URL.sub("", text)
+    if _may_hold_refs(text):
+        text = _PAREN_REFS.sub("", text)
+        text = _TRAILING_REFS.sub(
+            lambda m: "." if m.group(0).lstrip(" ,;")[:1] == "." else "", text)
+    if "*" in text or "_" in text:
+        text = _EMPHASIS.sub(lambda m: m.group(2) or m.group(4) or "", text)
+    if ":" in text:
+        text = _GITMOJI.sub("", text)
+    if "[" in text:
+        text = _CREDITS.sub("", text)
+    if ")" in text or "]" in text:
+        text = _EMPTY_BRACKETS.sub("", text)
     text = _SPACES.sub(" ", text)
     text = _SPACE_BEFORE_PUNCT.sub(r"\1", text)
-    text = _PLACEHOLDER.sub(lambda m: spans[int(m.group(1))], text)
+    if "\x00" in text:
+        text = _PLACEHOLDER.sub(lambda m: spans[int(m.group(1))], text)
     text = text.strip(" ,;-").lstrip(":").strip()
     lead_in = text.endswith(":")  # "The following cases fail:" keeps saying that it leads in
     text = text.rstrip(" ,;:-")
     return f"{text}:" if lead_in and text else text
+
+
+def _may_hold_refs(text: str) -> bool:
+    """An issue or PR reference (``#12``, ``gh-3``, any case) may be in the text."""
+    return "#" in text or ("-" in text and "gh-" in text.lower())
 
 
 def _code_span(match: re.Match, spans: list[str]) -> str:

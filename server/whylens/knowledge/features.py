@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from whylens.knowledge import cues, heuristics
+from whylens.knowledge.prefilter import Prefilter
 from whylens.knowledge.substance import is_substantive
 
 _TOKEN = re.compile(r"[A-Za-z_$][\w$.:/-]*[\w)]|[A-Za-z]|\d[\w.]*")
@@ -69,7 +70,10 @@ class CommitKind:
     subject: str = ""  # the cleaned subject, to spot body sentences that only repeat it
 
 
+@lru_cache(maxsize=8_192)
 def path_kind(path: str) -> str:
+    """Cached: a commit's paths are asked for its units, its record and its housekeeping check
+    (redis: 55,105 calls for 2,566 distinct paths)."""
     for name, pattern in _PATH_KINDS:
         if pattern.search(path):
             return name
@@ -155,25 +159,33 @@ def _text_features(sentence: str) -> tuple[str, ...]:
     return tuple(sys.intern(f) for f in feats)  # the cached features share their strings
 
 
+_CUES = (("cause", cues.CAUSE), ("decision", cues.DECISION), ("rejected", cues.REJECTED),
+         ("replaced", cues.REPLACED), ("trivial", cues.TRIVIAL), ("before", cues.BEFORE),
+         ("resolution", heuristics.RESOLUTION))
+# Every regex _cue_features may search, for one literal scan per sentence (knowledge.prefilter)
+_PREFILTER = Prefilter([*(row.pattern for row in heuristics.HEURISTICS if row.pattern),
+                        *heuristics.PREDICATE_PATTERNS, heuristics.NAMED_FAILURE,
+                        heuristics.NEGATIVE, *(pattern for _, pattern in _CUES)])
+_FIRST_WORD = re.compile(r"[A-Za-z']+")
+
+
 def _cue_features(sentence: str, feats: set[str]) -> None:
     veto = heuristics.vetoed(sentence)
     if veto:
         feats.add(f"veto:{veto}")
+    search = _PREFILTER.matches(sentence).__contains__  # as bool(pattern.search(sentence))
     for row in heuristics.HEURISTICS:
-        if row.fires(sentence):
+        if row.fires(sentence, search):
             feats.add(f"rule:{row.name}")
             feats.add(f"rule-type:{row.type}")
-    if heuristics.NAMED_FAILURE.search(sentence):
+    if search(heuristics.NAMED_FAILURE):
         feats.add("cue:named-failure")
-    if heuristics.NEGATIVE.search(sentence):
+    if search(heuristics.NEGATIVE):
         feats.add("cue:negative")
-    for name, pattern in (("cause", cues.CAUSE), ("decision", cues.DECISION),
-                          ("rejected", cues.REJECTED), ("replaced", cues.REPLACED),
-                          ("trivial", cues.TRIVIAL), ("before", cues.BEFORE),
-                          ("resolution", heuristics.RESOLUTION)):
-        if pattern.search(sentence):
+    for name, pattern in _CUES:
+        if search(pattern):
             feats.add(f"cue:{name}")
-    first = re.findall(r"[A-Za-z']+", sentence[:60])
+    first = _FIRST_WORD.search(sentence[:60])
     if first and first[0].lower() in cues.ACTION_VERBS:
         feats.add("cue:action-verb")
     if not is_substantive(sentence):

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
 
+from whylens.knowledge.prefilter import Prefilter
+
 _I = re.IGNORECASE
 
 # A failure with a name: TimeoutError, ConnectionResetError, ... or a well-known failure mode.
@@ -49,23 +51,29 @@ _FAIL_VERB = (
 _CONDITION = r"(?:when|whenever|if|unless|on|with|during|after|because|under|while|for)"
 
 
+# ``search(pattern)``: is the pattern found in the sentence at hand (``features`` passes the
+# membership test of the patterns its prefilter found there; the answer is the same).
+Search = Callable[[re.Pattern], object]
+
+
 @dataclass(frozen=True)
 class Heuristic:
     name: str
     type: str  # fact | skill | pattern
     prior: float
     pattern: re.Pattern | None = None
-    predicate: Callable[[str], bool] | None = None
+    predicate: Callable[[str, Search], bool] | None = None
 
-    def fires(self, sentence: str) -> bool:
-        if self.pattern is not None and not self.pattern.search(sentence):
+    def fires(self, sentence: str, search: Search | None = None) -> bool:
+        search = search or (lambda pattern: pattern.search(sentence))
+        if self.pattern is not None and not search(self.pattern):
             return False
-        return self.predicate is None or self.predicate(sentence)
+        return self.predicate is None or self.predicate(sentence, search)
 
 
-def _failure_with_cue(sentence: str) -> bool:
+def _failure_with_cue(sentence: str, search: Search) -> bool:
     """A named failure that something raises, causes or hits (not just a name in a list)."""
-    return bool(NAMED_FAILURE.search(sentence) and _FAILURE_CUE.search(sentence))
+    return bool(search(NAMED_FAILURE) and _FAILURE_CUE.search(sentence))
 
 
 _FAILURE_CUE = re.compile(
@@ -76,9 +84,9 @@ _FAILURE_CUE = re.compile(
 )
 
 
-def _went_wrong(sentence: str) -> bool:
+def _went_wrong(sentence: str, search: Search) -> bool:
     """The sentence also says something went wrong (qualifies "due to", "leads to" ...)."""
-    return bool(NEGATIVE.search(sentence) or NAMED_FAILURE.search(sentence))
+    return bool(search(NEGATIVE) or search(NAMED_FAILURE))
 
 
 # "This PR should fix it", "tests should pass now": the author's hope, not a rule of the code.
@@ -162,8 +170,12 @@ HEURISTICS: tuple[Heuristic, ...] = (
     Heuristic("fact.should", "fact", 0.40, re.compile(
         r"\b(?:should(?:n't)?|ought to)\s(?:not|never|always|only|be|use|have|return|raise"
         r"|contain|match|accept|work|remain|stay|point|include|respect|honou?r|follow)\b", _I),
-        lambda s: not _SHOULD_META.search(s)),
+        lambda sentence, search: not search(_SHOULD_META)),
 )
+
+# The regexes the predicates above ask ``search`` about (a prefilter of the rules' searches
+# must cover them); _FAILURE_CUE, asked only after NAMED_FAILURE matched, is searched itself.
+PREDICATE_PATTERNS = (NAMED_FAILURE, NEGATIVE, _SHOULD_META)
 
 VETOES: tuple[tuple[str, re.Pattern], ...] = (
     ("question", re.compile(r"\?\s*[\"')]*\s*$")),
@@ -196,14 +208,15 @@ RESOLUTION = re.compile(
 )
 
 
+_VETO_FILTER = Prefilter(regex for _, regex in VETOES)
+
+
 @lru_cache(maxsize=4_096)
 def vetoed(sentence: str) -> str | None:
     """The name of the veto that rejects this sentence, or None (cached: extraction, the
     classifier's features and the records each ask it of the same sentence)."""
-    for name, regex in VETOES:
-        if regex.search(sentence):
-            return name
-    return None
+    found = _VETO_FILTER.matches(sentence)
+    return next((name for name, regex in VETOES if regex in found), None)
 
 
 def classify(sentence: str) -> Heuristic | None:

@@ -20,6 +20,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 from whylens.history.links import closing_refs, pr_number, revert_subject
 from whylens.knowledge.clean import clean_inline
@@ -53,7 +54,9 @@ class _Work:
     title: str
     landing: Commit
     commits: list[Commit] = field(default_factory=list)  # fixing commits, landing first
-    builder: ThreadBuilder = field(default_factory=ThreadBuilder)
+    # How to assemble its thread, in order: run by ``_finish`` only for the records a round
+    # wants (each commit is in two rounds; the prose cleaning is the costly part)
+    thread: list[Callable[[ThreadBuilder], object]] = field(default_factory=list)
     raw: list[str] = field(default_factory=list)  # raw messages, for supersedes refs
     partner: int | None = None
     author: str = ""
@@ -95,13 +98,13 @@ def build_records(commits: list[Commit], events_by_commit: dict[str, list[Symbol
         if refs:
             work = _Work(f"issue-{refs[0]}", "issue", refs[0], strip_pr_suffix(commit.subject), commit,
                          [commit], author=commit.author)
-            commit_thread(commit, work.builder)
+            work.thread.append(partial(commit_thread, commit))
             work.raw.append(commit.message)
             _add(works, work)
         elif _has_rationale(commit):
             work = _Work(f"commit-{commit.sha[:12]}", "commit", None, commit.subject, commit, [commit],
                          author=commit.author)
-            commit_thread(commit, work.builder)
+            work.thread.append(partial(commit_thread, commit))
             work.raw.append(commit.message)
             _add(works, work)
 
@@ -250,12 +253,14 @@ def _merge_work(merge: Commit, number: int, brought: list[Commit]) -> _Work:
     authored = [c for c in brought if not _skipped(c) and c.skip_reason != "merge" and len(c.parents) < 2]
     work = _Work(f"pr-{number}", "pr", number, title, merge, [merge, *brought],
                  author=(authored or brought or [merge])[0].author)
-    work.builder.add_paragraph(paragraphs(title)[0] if paragraphs(title) else title, "description",
-                               work.author)
-    work.builder.add_text("\n".join(merge.body.splitlines()[1:]), "description", work.author)
+    author = work.author
+    work.thread.append(lambda builder: builder.add_paragraph(_headline(title), "description", author))
+    work.thread.append(lambda builder: builder.add_text(
+        "\n".join(merge.body.splitlines()[1:]), "description", author))
     work.raw.append(merge.body)
     for commit in authored:
-        commit_thread(commit, work.builder, title=not _same_words(commit.subject, title))
+        work.thread.append(partial(commit_thread, commit,
+                                   title=not _same_words(commit.subject, title)))
         work.raw.append(commit.message)
     return _with_closing_issue(work)
 
@@ -264,9 +269,10 @@ def _squash_work(commit: Commit, number: int) -> _Work:
     title = strip_pr_suffix(commit.subject)
     work = _Work(f"pr-{number}", "pr", number, title, commit, [commit], author=commit.author)
     # one commit holds the whole PR: its description is that commit's message
-    work.builder.add_paragraph(paragraphs(title)[0] if paragraphs(title) else title, "description",
-                               commit.author, commit=commit.sha)
-    work.builder.add_text(commit.body, "description", commit.author, commit=commit.sha)
+    work.thread.append(lambda builder: builder.add_paragraph(
+        _headline(title), "description", commit.author, commit=commit.sha))
+    work.thread.append(lambda builder: builder.add_text(
+        commit.body, "description", commit.author, commit=commit.sha))
     work.raw.append(commit.message)
     return _with_closing_issue(work)
 
@@ -293,7 +299,8 @@ def _add(works: dict[str, _Work], work: _Work) -> None:
         return
     known = {c.sha for c in existing.commits}
     existing.commits.extend(c for c in work.commits if c.sha not in known)
-    existing.builder.extend(work.builder.units)
+    # the other work's thread as it would stand alone, then appended (renumbered)
+    existing.thread.append(lambda builder: builder.extend(_assemble(work).units))
     existing.raw.extend(work.raw)
     existing.partner = existing.partner or work.partner
     if work.landing.timestamp > existing.landing.timestamp:
@@ -308,8 +315,20 @@ def _has_rationale(commit: Commit) -> bool:
     return bool(CAUSE.search(text) or DECISION.search(body) or REJECTED.search(text))
 
 
+def _headline(title: str) -> str:
+    cleaned = paragraphs(title)
+    return cleaned[0] if cleaned else title
+
+
+def _assemble(work: _Work) -> ThreadBuilder:
+    builder = ThreadBuilder()
+    for step in work.thread:
+        step(builder)
+    return builder
+
+
 def _finish(work: _Work, events_by_commit: dict[str, list[SymbolEvent]]) -> Record:
-    units = work.builder.freeze()
+    units = _assemble(work).freeze()
     files = files_for(work.commits)
     landing = work.landing
     kind = commit_kind(landing.subject, files, work.number, len(landing.parents) > 1,
