@@ -51,7 +51,8 @@ from whylens.index.schema import SCHEMA_VERSION
 # change inside a function assigned to a member is a body change (it was a signature change)
 # .20: a card sentence that names only another symbol of its commit (not one holding or held by
 # this one) is never shown
-PIPELINE_VERSION = f"{SCHEMA_VERSION}.20"
+# .21: a commit document holds the changelog entry its diff adds (``index.changelog``)
+PIPELINE_VERSION = f"{SCHEMA_VERSION}.21"
 
 
 def outdated_reason(meta: dict) -> str | None:
