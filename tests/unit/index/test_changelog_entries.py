@@ -30,7 +30,8 @@ Unreleased
 """
 
 
-def build(repo) -> dict[str, str]:
+def build(repo, index_dir) -> dict[str, str]:
+    """The history, indexed in ``index_dir``; returns its commits by role."""
     shas = {}
     shas["start"] = repo.commit("Start the changelog", {
         "CHANGES.rst": TITLE + OLD, "src/app.py": "def before_first_request(f):\n    return f\n"})
@@ -51,15 +52,13 @@ def build(repo) -> dict[str, str]:
     shas["latin"] = repo.commit("note the encoding quirk", {
         "NEWS": "* Caf\xe9 headers are now decoded as latin-1 quirkily.\n".encode("latin-1"),
         "src/codec.py": "def decode(b):\n    return b.decode('latin-1')\n"})
+    run_index(repo.root, index_dir)
     return shas
 
 
 @pytest.fixture
 def indexed(make_repo, index_dir):
-    repo = make_repo()
-    shas = build(repo)
-    run_index(repo.root, index_dir)
-    return shas
+    return build(make_repo(), index_dir)
 
 
 def test_the_entry_a_commit_adds_is_searched_and_shown(indexed, index_dir):
