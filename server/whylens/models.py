@@ -78,6 +78,8 @@ class Commit:
     # git could not read all this commit's objects: its changes have no hunks (and only exact
     # renames), or none at all when even its trees are missing
     missing_objects: bool = False
+    # the cleaned changelog entry its diff adds (``index.changelog.entry``), once the patches go
+    changelog: str = ""
 
     @property
     def message(self) -> str:

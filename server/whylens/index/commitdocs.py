@@ -1,7 +1,9 @@
 """Commit documents: every commit that passes the filters is searchable, not only its units.
 
 A commit document is the commit's subject and its search prose (``prose.search_prose``: code
-spans and error lines kept), its files and symbols, and its PR number. It is indexed in Whoosh as
+spans and error lines kept) followed by the changelog entry its diff adds (``changelog.entry``:
+the developer's own words, so searched and quotable like the message), its files and symbols,
+and its PR number. It is indexed in Whoosh as
 type ``commit`` (id ``msg-<sha12>``) and kept in the sidecar's ``commit_docs`` table; read back it
 is a ``Unit`` of type ``commit`` (``COMMIT_TYPE``): the undistilled layer, labelled as such, which
 every consumer of units already knows how to cite. Answer sentences are picked from its prose at
@@ -10,6 +12,7 @@ query time (``retrieval/snippets.py``), so writing one costs one row and one Who
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Iterable
 
@@ -22,6 +25,8 @@ PREFIX = "msg-"
 COMMIT_WEIGHT = 1.0  # the prior a commit document ranks with (units carry their heuristic's)
 MAX_FILES = 40  # files and symbols a document is searched by (big commits touch hundreds)
 MAX_SYMBOLS = 40
+
+_WORD = re.compile(r"\w+")
 
 DDL = """
 CREATE TABLE IF NOT EXISTS commit_docs (id TEXT PRIMARY KEY, sha TEXT, prose TEXT);
@@ -50,17 +55,31 @@ def write(conn: sqlite3.Connection, commits: Iterable[Commit]) -> list[Unit]:
     for commit in commits:
         if not searchable(commit):
             continue
-        prose = clean_text(search_prose(commit.body))
+        title = clean_text(clean_line(commit.subject))
+        prose = clean_text(_with_entry(search_prose(commit.body), commit.changelog, title))
         symbols = symbols_of_commit(conn, commit.sha, MAX_SYMBOLS)
         files = tuple(dict.fromkeys(normalise_path(c.path) for c in commit.changes))[:MAX_FILES]
         docs.append(Unit(
-            id=doc_id(commit.sha), type=COMMIT_TYPE, title=clean_text(clean_line(commit.subject)),
+            id=doc_id(commit.sha), type=COMMIT_TYPE, title=title,
             content=prose, weight=COMMIT_WEIGHT, context="", commit=commit.sha,
             author=clean_text(commit.author), date=commit.date, files=files, symbols=symbols,
             source="commit", pr=commit.pr))
         rows.append((doc_id(commit.sha), commit.sha, prose))
     conn.executemany("INSERT OR REPLACE INTO commit_docs VALUES (?, ?, ?)", rows)
     return docs
+
+
+def _with_entry(prose: str, entry: str, title: str) -> str:
+    """The message's prose, then the changelog entry's lines neither it nor the title says."""
+    if not entry:
+        return prose
+    held = {_key(line) for line in [title, *prose.split("\n")]}
+    extra = [line for line in entry.split("\n") if _key(line) not in held]
+    return "\n".join(filter(None, [prose, *extra]))
+
+
+def _key(line: str) -> str:
+    return " ".join(_WORD.findall(line.lower()))
 
 
 def load(conn: sqlite3.Connection, ids: list[str]) -> dict[str, Unit]:

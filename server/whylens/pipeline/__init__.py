@@ -30,6 +30,7 @@ from whylens.history.links import WebLinks
 from whylens.history.merges import MergeFiles
 from whylens.history.repo import open_repository
 from whylens.history.walk import WalkStats, memory_pins, walk
+from whylens.index import changelog
 from whylens.index.store import PIPELINE_VERSION, IndexStore, outdated_reason
 from whylens.knowledge.extract import extract_units
 from whylens.locate import locate
@@ -90,9 +91,10 @@ def _plan(repo, meta: dict, head: str) -> tuple[str, list[str]]:
 
 
 def _slim(commit: Commit) -> Commit:
-    """Drop hunks and patch text once anchored: records only need paths."""
+    """Drop hunks and patch text once anchored: records only need paths, the commit document
+    the changelog entry the patches add."""
     changes = tuple(replace(change, hunks=(), patch=b"") for change in commit.changes)
-    return replace(commit, changes=changes)
+    return replace(commit, changes=changes, changelog=changelog.entry(commit.changes))
 
 
 def run_index(
@@ -254,7 +256,8 @@ class _Total:
 
 
 class _SourcePaths:
-    """``keep_patch`` for the walk: the files the anchorer anchors (answers cached per path)."""
+    """``keep_patch`` for the walk: the files the anchorer anchors, and changelog files (their
+    added entries go into the commit document; the anchorer skips them). Cached per path."""
 
     def __init__(self, attributes) -> None:
         self._attributes = attributes
@@ -265,7 +268,8 @@ class _SourcePaths:
         if known is None:
             if len(self._known) > 200_000:
                 self._known.clear()
-            known = self._known[path] = path_skip_reason(path, self._attributes) is None
+            known = self._known[path] = (changelog.is_changelog(path)
+                                         or path_skip_reason(path, self._attributes) is None)
         return known
 
 
