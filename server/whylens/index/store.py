@@ -54,7 +54,8 @@ from whylens.index.schema import SCHEMA_VERSION
 # .21: card sentences that point at one not shown ("The change above ..."), paste a diagram or
 # tool output, or speak of the review are never shown; "as opposed to" is no rejected alternative
 # .22: a commit document holds the changelog entry its diff adds (``index.changelog``)
-PIPELINE_VERSION = f"{SCHEMA_VERSION}.22"
+# .23: a reformat that changes a literal's case (black's hex digits) is formatting-only
+PIPELINE_VERSION = f"{SCHEMA_VERSION}.23"
 
 
 def outdated_reason(meta: dict) -> str | None:

@@ -220,8 +220,10 @@ def _squeezed(language: str, text: bytes, drop: bytes = _LAYOUT) -> bytes:
 
 
 def surely_differs(language: str, old: bytes, new: bytes) -> bool:
-    """True when some token certainly changed (C-speed); False means "maybe only layout"."""
-    return _squeezed(language, old) != _squeezed(language, new)
+    """True when some token certainly changed (C-speed); False means "maybe only layout".
+    Case-blind: a formatter may change a literal's case (black: ``0xffffffff`` → ``0xFFFFFFFF``),
+    and the exact checks after it tell a renamed ``Foo`` from ``foo``."""
+    return _squeezed(language, old).lower() != _squeezed(language, new).lower()
 
 
 def differs_beyond_brackets(language: str, old: bytes, new: bytes) -> bool:
@@ -229,7 +231,8 @@ def differs_beyond_brackets(language: str, old: bytes, new: bytes) -> bool:
     not balance, and a comment need not open or close among them (a re-wrapped doc comment's
     " * " lines read as code). False when they are equal without brackets and braces, or also
     without the lines that read as a comment's: then the whole definition decides."""
-    return all(cut(language, old) != cut(language, new) for cut in (_unbracketed, _uncommented))
+    return all(cut(language, old).lower() != cut(language, new).lower()
+               for cut in (_unbracketed, _uncommented))  # case-blind, as ``surely_differs``
 
 
 _COMMENT_LINE = re.compile(rb"^[ \t]*(?:\*|/\*|//).*\n?", re.MULTILINE)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from whylens.symbols.annotations import typing_only
-from whylens.symbols.formatting import formatting_only, surely_differs, tokens
+from whylens.symbols.formatting import differs_beyond_brackets, formatting_only, surely_differs, tokens
 
 SAME = [  # (language, old, new): only formatting differs
     ("python", b"x = foo(a, b)\n", b"x = foo(\n    a,\n    b,\n)\n"),
@@ -140,3 +140,17 @@ def test_the_head_resumes_before_a_construct_that_runs_into_the_edit(monkeypatch
     assert (tokens("c", old) == tokens("c", new)) is opening.startswith(b"/*")
     monkeypatch.setattr(formatting, "tokens", lambda *a: pytest.fail("lexed both files whole"))
     assert formatting_only("c", old, new) is opening.startswith(b"/*")
+
+
+def test_a_literal_whose_case_a_formatter_changed_is_formatting_only():
+    # black upper-cases hex digits (flask's "Reformat with black" on send_file): the pre-check
+    # must not call that a sure change; the AST then says it is the same code
+    old = b"def f(name):\n    return hash(name) & 0xffffffff\n"
+    new = b'def f(name):\n    return hash(name) & 0xFFFFFFFF\n'
+    assert not surely_differs("python", old, new)
+    assert formatting_only("python", old, new)
+    # a name differing only in case is still a change
+    assert not formatting_only("python", b"x = Foo\n", b"x = foo\n")
+    assert not formatting_only("c", b"int x = Foo;\n", b"int x = foo;\n")
+    # cut out of a definition, the changed lines leave it to the whole definition
+    assert not differs_beyond_brackets("python", b"    return h & 0xff\n", b"    return h & 0xFF\n")
