@@ -137,27 +137,28 @@ def evidence(text: str, field: str, knowledge: float, symbol: str, change: str |
     names = [s for s in dict.fromkeys(commit_symbols) if s != symbol]
     mine = names_symbol(text, symbol)
     strangers = [s for s in names if not related(s, symbol)]
-    words, is_fragment, pronoun, about_change, lead = _text_evidence(text)
+    words, is_fragment, leans_modal, pronoun, about_change, lead = _text_evidence(text)
     about_other = bool(lead) and not names_symbol(lead, symbol) \
         and any(names_symbol(lead, s) for s in names)
     return ItemEvidence(
         field=field, knowledge=knowledge, change=change, breadth=len(names) + 1,
         names_symbol=mine, names_other=not mine and any(names_symbol(text, s) for s in names),
         words=words,
-        fragment=is_fragment or (field != "decision" and bool(_LEANS_MODAL.match(text))),
+        fragment=is_fragment or (field != "decision" and leans_modal),
         pronoun=pronoun, about_change=about_change,
         title=title, whole_work=whole_work, about_other=about_other,
         only_other=not mine and any(names_symbol(text, s) for s in strangers))
 
 
 @lru_cache(maxsize=1_024)
-def _text_evidence(text: str) -> tuple[int, bool, bool, bool, str]:
+def _text_evidence(text: str) -> tuple[int, bool, bool, bool, bool, str]:
     """What ``evidence`` reads from the text alone: its words, whether it is a fragment, opens
-    with a pronoun or speaks of the change, and the name heading it (cached: a unit or claim is
-    weighed on the card of each symbol its commit changed, one after the other)."""
+    "This should / will ...", opens with a pronoun or speaks of the change, and the name heading
+    it (cached: a unit or claim is weighed on the card of each symbol its commit changed, one
+    after the other)."""
     head = _HEAD.match(text)
-    return (len(_WORDS.findall(text)), fragment(text), bool(_PRONOUN.match(text)),
-            bool(_SELF.match(text)), head.group(1) if head else "")
+    return (len(_WORDS.findall(text)), fragment(text), bool(_LEANS_MODAL.match(text)),
+            bool(_PRONOUN.match(text)), bool(_SELF.match(text)), head.group(1) if head else "")
 
 
 # A sentence headed by a name and a colon ("RM_ZsetRem: delete the key if empty") is about that
