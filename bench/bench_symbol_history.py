@@ -164,7 +164,8 @@ def real_miss(repo: str, sha: str, path: str, symbol: str) -> bool:
     another name: a real miss, say a move WhyLens did not follow)."""
     import textwrap
 
-    from whylens.symbols.formatting import formatting_only, typing_only
+    from whylens.symbols.annotations import typing_only  # moved out of formatting (issue 14)
+    from whylens.symbols.formatting import formatting_only
     from whylens.symbols.outline import outline
 
     language = _language(path)
@@ -208,7 +209,8 @@ def score(repo: str, labels: str, index: str | None, server: str) -> None:
     data = json.loads(Path(labels).read_text())
     head = data["head"]
     sys.path.insert(0, str(HERE / "server"))  # the reference uses this checkout's formatting
-    from whylens.symbols.formatting import formatting_only, typing_only
+    from whylens.symbols.annotations import typing_only  # moved out of formatting (issue 14)
+    from whylens.symbols.formatting import formatting_only
     try:
         ignored = set(_git(repo, "show", f"{head}:.git-blame-ignore-revs").split())
     except subprocess.CalledProcessError:

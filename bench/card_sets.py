@@ -27,6 +27,10 @@ SETS = {
     # item labels are in the tune-<repo>.jsonl files like the first tune set's
     "tune2": {"symbols": "tune2-symbols.tsv", "records": "tune2-records.tsv",
               "record_labels": "tune2-records.jsonl"},
+    # round 12: a third tune set (cobra, httpx, express, mux, redis, requests; chosen as tune2
+    # was, seed 131), labelled blind on main's cards before any rule of the round was scored
+    "tune3": {"symbols": "tune3-symbols.tsv", "records": "tune3-records.tsv",
+              "record_labels": "tune3-records.jsonl"},
 }
 def pairs(values: list[str]) -> dict[str, str]:
     return dict(v.split("=", 1) for v in values or [])

@@ -14,7 +14,8 @@ Never shown (confidence 0):
   thread: it speaks for every commit of the work) or from a commit that changed more than
   ``WIDE_SYMBOLS`` symbols, unless it names the symbol;
 - a sentence that opens with a connective ("However, …", "(Eliminating …"): alone on a card it
-  continues a sentence that is not there;
+  continues a sentence that is not there; and the other kinds ``fragment`` lists (a plan, the
+  state before, pasted output, the author's own story in the first person, chit-chat, …);
 - a sentence that names another symbol its commit changed — not one holding or held by this
   one — and not this one ("do not call super in Response#finish …" on ``drop_body?``): it is
   that symbol's story (tune card items: 2 noise, 10 marginal, 1 useful).
@@ -221,18 +222,36 @@ _REVIEW = re.compile(r"\baddress(?:es|ed|ing)?\s+(?:the\s+|some\s+|all\s+|more\s
                      r"(?:the\s+)?(?:code\s+)?review\b|\breview\s+comments?\b", re.I)
 
 
+# The author's own story, not the code's reason: a sentence in the first person singular ("The
+# issue was that I got a bit overzealous ...", "At least on my Linux system, ...": the 9 distinct
+# such tune card texts are 5 marginal, 4 noise, none useful; tune sentences 32 no knowledge, 4
+# knowledge). "I/O" is no pronoun.
+_FIRST_PERSON = re.compile(r"(?<![\w'/])(?:I|I'm|I've|I'd|I'll|[Mm]y|myself|me|mine)(?![\w'/])")
+# ... chit-chat: an emoticon, "kinda", "sorta", "lol" (tune card texts 3 marginal, 1 noise;
+# sentences 5 no knowledge, 1 knowledge) ...
+_CHATTER = re.compile(r"(?<!\S)[:;]-?[)(DP](?!\w)|(?<=\w)[:;]-?\)"
+                      r"|\b(?:[Kk]inda|[Ss]orta|[Ll]ol|[Hh]aha|[Hh]eh|[Hh]ehe)\b")
+# ... or a sentence about a comment or docstring ("... so the comment doesn't really need to
+# clarify anymore"): it speaks of the documentation (tune card texts 1 marginal, 3 noise; the one
+# such tune sentence is no knowledge).
+_ABOUT_COMMENT = re.compile(r"\b(?:the|this|that)\s+(?:code\s+)?(?:comments?|docstrings?"
+                            r"|doc\s+comments?)\b", re.I)
+
+
 def fragment(text: str) -> bool:
     """Alone on a card the sentence continues one that is not there, lost its start, speaks of
     the tests, CI or the review, says the change is safe, is a plan or a wish, tells the state
-    before the change, speaks of the release notes, is pasted code, a diagram or tool output, or
-    runs two commit subjects together (never shown)."""
+    before the change, speaks of the release notes, is pasted code, a diagram or tool output,
+    runs two commit subjects together, tells the author's own story, chats, or speaks of a
+    comment (never shown)."""
     marks = len(_CODE_MARKS.findall(text))
     return bool(_FRAGMENT.match(text) or _HEADLESS.match(text) or _ABOUT_TESTS.search(text)
                 or _NAMES_TEST.search(text) or _CI.search(text) or _SAFE.search(text)
                 or _PLAN.search(text) or _BEFORE.match(text) or _RELEASE_NOTES.search(text)
                 or (marks >= CODE_MARKS_MIN and marks > CODE_MARKS_SHARE * len(text))
                 or len(_DRAWING.findall(text)) >= DRAWING_MIN or _PASTED_ERROR.match(text)
-                or _REVIEW.search(text) or _GLUED.search(text))
+                or _REVIEW.search(text) or _GLUED.search(text) or _FIRST_PERSON.search(text)
+                or _CHATTER.search(text) or _ABOUT_COMMENT.search(text))
 
 
 def confidence(item: ItemEvidence) -> float:

@@ -148,6 +148,16 @@ def test_what_a_card_never_shows():
      "where data is a string.", True),
     ("Add a regression test for the pool being closed twice when the server drops a connection.",
      True),
+    # the author's own story, chit-chat, a comment (issue 13, round 12)
+    ("The issue was that I got a bit overzealous with partial error reporting.", True),
+    ("At least on my Linux system, read never fills the buffer with more than 64K.", True),
+    ("My guess is that the pool is closed twice.", True),
+    ("Background I/O threads must be stopped before the memory test runs on a crash.", False),
+    ("the cookie module we depend on never used to set this value, however now it does:)", True),
+    ("We use it everywhere instead of half kinda sorta doing it in other places.", True),
+    ("Mux doesn't build on Go < 1.7 so the comment doesn't really need to clarify anymore.", True),
+    ("Comments in the config file must start with a hash, since the parser drops them.", False),
+    ("The mapping must be (key: value) pairs; a list of keys is rejected.", False),
 ])
 def test_a_sentence_that_explains_nothing_alone_is_never_shown(text, hidden):
     item = evidence(text, "constraint", 0.9, "Pool.get", "body", ("Pool.get",))
@@ -202,3 +212,20 @@ def test_word_in_agrees_with_the_patterns_it_replaced(text, name):
     escaped = re.escape(name)
     assert _word_in(name, text) is bool(re.search(rf"(?<![\w$]){escaped}(?![\w$])", text))
     assert _word_in(name, text, then="(") is bool(re.search(rf"(?<![\w$]){escaped}\(", text))
+
+
+def test_the_authors_own_story_is_anchored_to_no_symbol(make_repo, tmp_path):
+    repo = make_repo()
+    repo.commit("Add pool", {"src/pool.py": "def get(pool):\n    return pool.pop()\n"})
+    repo.commit("Take the pool lock in get\n\nAt least on my machine, get returns a closed "
+                "connection when the server drops it, because pop does not check the socket.\n\n"
+                "Two threads took the same connection because pop is not atomic, so get must "
+                "hold the pool lock while it pops.",
+                {"src/pool.py": "def get(pool):\n    with pool.lock:\n        return pool.pop()\n"})
+    run_index(repo.root, tmp_path / "index")
+    with IndexStore(tmp_path / "index").reader() as reader:
+        anchored = [u.content for u in reader.units_for_symbol("get", path="src/pool.py")]
+        mined = [u.content for u in reader.iter_units()]
+    assert any("not atomic" in c for c in anchored)
+    assert not any("my machine" in c for c in anchored)
+    assert any("my machine" in c for c in mined)  # a unit of its commit, on no card
