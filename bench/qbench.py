@@ -21,7 +21,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 # WHYLENS_BENCH_SERVER: another checkout's server/ (a same-run baseline on these labels)
-sys.path.insert(0, os.environ.get("WHYLENS_BENCH_SERVER") or str(ROOT / "server"))
+SERVER = os.environ.get("WHYLENS_BENCH_SERVER") or str(ROOT / "server")
+sys.path.insert(0, SERVER)
 
 MIRRORS = {
     "requests": "/work/.mirror/psf+requests/repo",
@@ -70,7 +71,10 @@ def ensure_index(name: str, workdir: Path, reindex: bool = False) -> tuple[Path,
         import shutil
 
         shutil.rmtree(index_dir)
-    out = subprocess.run(args, check=True, cwd=ROOT, capture_output=True, text=True)
+    # the index child runs the same server as this process, not whatever whylens is installed
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        filter(None, [SERVER, os.environ.get("PYTHONPATH", "")]))}
+    out = subprocess.run(args, check=True, cwd=ROOT, capture_output=True, text=True, env=env)
     spent = None if out.stdout.startswith("up-to-date") else time.monotonic() - started
     return index_dir, spent
 
