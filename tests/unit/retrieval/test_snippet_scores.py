@@ -38,8 +38,8 @@ def test_a_message_sentence_wins_over_an_appended_entry_line_saying_the_same(mak
                                                                             monkeypatch):
     repo = make_repo()
     repo.commit("Start the changelog", {"CHANGES.rst": CHANGES, "src/pool.py": "SIZE = 1\n"})
-    line = "The zeppelin pool now drains idle sockets."
-    said = "The zeppelin pool drains idle sockets after a minute now."
+    line = "The zeppelin pool drains idle sockets."
+    said = "The zeppelin pool drains idle sockets, as it should."  # scores a little lower
     sha = repo.commit(f"Drain idle sockets\n\n{said}\n", {
         "CHANGES.rst": CHANGES + f"-   {line}\n\n", "src/pool.py": "SIZE = 1\nIDLE = 60\n"})
     run_index(repo.root, index_dir)
