@@ -23,6 +23,7 @@ the answer sentence shown at 256 / 512 / 1024 printed characters unchanged).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from whylens.index.analysis import text_terms
@@ -116,7 +117,7 @@ def sentence_scores(terms: list[QueryTerm], group: list[str], cosines: list[floa
     ``NOVEL`` × the question's words it holds beyond the title's, less ``ENTRY_MARGIN`` for a
     line of an appended changelog entry."""
     total = sum(t.idf for t in terms)
-    title_words = set(text_terms(title)) if title else set()
+    title_words = vocabulary(title) if title else frozenset()
     beyond = [t for t in terms if not holds(t, title_words)]
     share = sum(t.idf for t in beyond) / total if total > 0 else 0.0
     out = []
@@ -160,14 +161,21 @@ def coverage(terms: list[QueryTerm], sentence: str) -> float:
     total = sum(t.idf for t in terms)
     if total <= 0 or not sentence:
         return 0.0
-    vocabulary = set(text_terms(sentence))
-    return sum(t.idf for t in terms if holds(t, vocabulary)) / total
+    held = vocabulary(sentence)
+    return sum(t.idf for t in terms if holds(t, held)) / total
 
 
-def holds(term: QueryTerm, vocabulary: set[str]) -> bool:
-    """Is the query word among ``vocabulary``'s terms (a compound: all its parts are)?"""
-    return term.group.whole in vocabulary or bool(
-        term.group.parts and all(p in vocabulary for p in term.group.parts))
+@lru_cache(maxsize=8_192)
+def vocabulary(sentence: str) -> frozenset[str]:
+    """A sentence's index terms (read once: its coverage is computed for the whole question
+    and for the words beyond the title, in both stages)."""
+    return frozenset(text_terms(sentence))
+
+
+def holds(term: QueryTerm, terms: frozenset[str]) -> bool:
+    """Is the query word among ``terms`` (a compound: all its parts are)?"""
+    return term.group.whole in terms or bool(
+        term.group.parts and all(p in terms for p in term.group.parts))
 
 
 def pack(group: list[str] | tuple[str, ...], scores: list[float] | tuple[float, ...],
