@@ -8,8 +8,8 @@ application instead."). ``entry`` reads it from the walk's ``-U0`` patch of thos
 - nothing from a commit that adds more than ``MAX_ADDED_LINES`` changelog lines (a release,
   or a branch merged with its entries): that text is not this commit's;
 - cleaned as commit prose is (``prose.search_prose``: list markers out, wrapped lines joined,
-  code spans and links as words), rst roles as their text, version and date headings and
-  section labels out;
+  code spans and links as words), rst roles as their text (also one whose opening backquote
+  was lost), version and date headings and section labels out;
 - at most ``MAX_CHARS``.
 The text goes into the commit's search document (``commitdocs``), so the commit stays the cite.
 """
@@ -32,6 +32,9 @@ _NAME = re.compile(
 _HUNK = re.compile(rb"^@@ -\d+(?:,(\d+))? \+\d+(?:,\d+)? @@")
 # rst roles (:issue:`4605`, :meth:`~flask.Flask.run`, :pr:`12`, :ref:`text <target>`)
 _ROLE = re.compile(r":([\w.-]+):`~?([^`<]*?)\s*(?:<[^>`]*>)?`")
+# the same with its opening backquote lost (flask's ":issue:5673`"): a role name, a word, and
+# the closing backquote or the line's end
+_BROKEN_ROLE = re.compile(r"(?<![\w:]):([^\W\d_][\w.-]*):~?([\w~-]+(?:\.[\w~-]+)*)`?(?=[\s.,;)]|$)")
 _ISSUE_ROLES = frozenset({"issue", "pr", "pull", "gh", "ghissue", "ghpull", "bug"})
 # unindented lines only: a wrapped entry's indented line may well start "released" or "2.0"
 _HEADING = re.compile(
@@ -72,7 +75,7 @@ def entry(changes: Iterable[FileChange]) -> str:
                     added.append(raw[1:].decode("utf-8", "replace"))
         if total > MAX_ADDED_LINES:
             return ""
-    lines = [_ROLE.sub(_role, line) for i, line in enumerate(added)
+    lines = [_BROKEN_ROLE.sub(_role, _ROLE.sub(_role, line)) for i, line in enumerate(added)
              if not _HEADING.match(line) and not _RST_DIRECTIVE.match(line)
              and not _SECTION.match(line) and not _LABEL_ITEM.match(line)
              and not (i + 1 < len(added) and _UNDERLINE.match(added[i + 1]))]

@@ -29,7 +29,8 @@ MAX_SYMBOLS = 40
 _WORD = re.compile(r"\w+")
 
 DDL = """
-CREATE TABLE IF NOT EXISTS commit_docs (id TEXT PRIMARY KEY, sha TEXT, prose TEXT);
+CREATE TABLE IF NOT EXISTS commit_docs (id TEXT PRIMARY KEY, sha TEXT, prose TEXT,
+    entry TEXT NOT NULL DEFAULT '');  -- entry: the prose's lines from the changelog entry
 CREATE INDEX IF NOT EXISTS commit_docs_sha ON commit_docs (sha);
 """
 
@@ -56,7 +57,9 @@ def write(conn: sqlite3.Connection, commits: Iterable[Commit]) -> list[Unit]:
         if not searchable(commit):
             continue
         title = clean_text(clean_line(commit.subject))
-        prose = clean_text(_with_entry(search_prose(commit.body), commit.changelog, title))
+        message = search_prose(commit.body)
+        extra = _entry_lines(message, commit.changelog, title)
+        prose = clean_text("\n".join(filter(None, [message, *extra])))
         symbols = symbols_of_commit(conn, commit.sha, MAX_SYMBOLS)
         files = tuple(dict.fromkeys(normalise_path(c.path) for c in commit.changes))[:MAX_FILES]
         docs.append(Unit(
@@ -64,18 +67,31 @@ def write(conn: sqlite3.Connection, commits: Iterable[Commit]) -> list[Unit]:
             content=prose, weight=COMMIT_WEIGHT, context="", commit=commit.sha,
             author=clean_text(commit.author), date=commit.date, files=files, symbols=symbols,
             source="commit", pr=commit.pr))
-        rows.append((doc_id(commit.sha), commit.sha, prose))
-    conn.executemany("INSERT OR REPLACE INTO commit_docs VALUES (?, ?, ?)", rows)
+        rows.append((doc_id(commit.sha), commit.sha, prose, clean_text("\n".join(extra))))
+    conn.executemany("INSERT OR REPLACE INTO commit_docs VALUES (?, ?, ?, ?)", rows)
     return docs
 
 
-def _with_entry(prose: str, entry: str, title: str) -> str:
-    """The message's prose, then the changelog entry's lines neither it nor the title says."""
+def _entry_lines(prose: str, entry: str, title: str) -> list[str]:
+    """The changelog entry's lines neither the message's prose nor the title says (they follow
+    the prose in the document)."""
     if not entry:
-        return prose
+        return []
     held = {_key(line) for line in [title, *prose.split("\n")]}
-    extra = [line for line in entry.split("\n") if _key(line) not in held]
-    return "\n".join(filter(None, [prose, *extra]))
+    return [line for line in entry.split("\n") if line and _key(line) not in held]
+
+
+def entry_lines(conn: sqlite3.Connection, shas: list[str]) -> dict[str, frozenset[str]]:
+    """Per commit, the lines of its document's prose that come from its changelog entry, not
+    its message (none for an index written before they were kept apart)."""
+    if not shas:
+        return {}
+    try:
+        rows = conn.execute(f"SELECT sha, entry FROM commit_docs WHERE sha IN {marks(shas)} "
+                            "AND entry != ''", shas).fetchall()
+    except sqlite3.OperationalError:  # an older index: no such column
+        return {}
+    return {sha: frozenset(entry.split("\n")) for sha, entry in rows}
 
 
 def _key(line: str) -> str:

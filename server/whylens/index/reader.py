@@ -140,6 +140,11 @@ class IndexReader(CandidateSearch):
         found.update(lookups.load_items(self._db, [i for i in ids if i not in found]))
         return found
 
+    @guarded
+    def entry_lines(self, shas: list[str]) -> dict[str, frozenset[str]]:
+        """Per commit, its document's lines that come from its changelog entry."""
+        return commitdocs.entry_lines(self._db, list(dict.fromkeys(shas)))
+
     def _top(self, groups: list[WordGroup], limit: int, filters) -> list[tuple[float, int]]:
         """The ``limit`` best (BM25F score, doc number): read from the postings directly
         (``ranking``), or by Whoosh's own search where that path does not apply

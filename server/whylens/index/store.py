@@ -55,7 +55,10 @@ from whylens.index.schema import SCHEMA_VERSION
 # tool output, or speak of the review are never shown; "as opposed to" is no rejected alternative
 # .22: a commit document holds the changelog entry its diff adds (``index.changelog``)
 # .23: a reformat that changes a literal's case (black's hex digits) is formatting-only
-PIPELINE_VERSION = f"{SCHEMA_VERSION}.24"
+# .24: card sentences in the first person singular, chit-chat or about a comment are never shown
+# .25: an rst role that lost its opening backquote is cleaned out of a changelog entry; a commit
+# document keeps apart which of its lines come from the entry (``commit_docs.entry``)
+PIPELINE_VERSION = f"{SCHEMA_VERSION}.25"
 
 
 def outdated_reason(meta: dict) -> str | None:

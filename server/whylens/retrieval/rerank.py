@@ -25,7 +25,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from whylens.retrieval.query import QueryPlan, looks_like_code
-from whylens.retrieval.snippets import candidate_sentences, coverage, sentence_cosines
+from whylens.retrieval.snippets import (candidate_sentences, coverage, entry_lines,
+                                       sentence_cosines, sentence_scores)
 
 if TYPE_CHECKING:
     from whylens.index.reader import IndexReader, QueryTerm
@@ -38,7 +39,6 @@ FEATURES = ("score", "lexical", "cosine", "sentence_coverage", "sentence_cosine"
 COEFFICIENTS = {"score": 1.4572, "lexical": 0.9102, "cosine": 1.1466, "sentence_coverage": 1.8108,
                 "sentence_cosine": 1.3867, "title_coverage": 1.0994, "sentences": 0.4051,
                 "typed": 0.1272, "explains": 0.2751, "identifiers": 0.3956}
-SENTENCE_LEXICAL = 0.3  # a sentence's score: this share of coverage, the rest meaning
 _REASON = re.compile(
     r"\b(?:because|since|so that|otherwise|prevent\w*|previously|caus\w*|would|could|can't|"
     r"cannot|leads? to|in order to|avoid\w*|instead|which means|due to|reason\w*)\b", re.I)
@@ -57,7 +57,7 @@ def sentence_features(reader: IndexReader, q: QueryPlan, terms: list[QueryTerm],
     cosines = sentence_cosines(reader, q, [s for g in groups for s in g])
     idents = identifiers_of(q)
     out, offset = [], 0
-    for item, group in zip(items, groups):
+    for item, group, appended in zip(items, groups, entry_lines(reader, items)):
         cos = cosines[offset:offset + len(group)]
         offset += len(group)
         cov = [coverage(terms, s) for s in group]
@@ -66,8 +66,7 @@ def sentence_features(reader: IndexReader, q: QueryPlan, terms: list[QueryTerm],
             "sentences": tuple(group),
             "coverages": tuple(cov),
             "cosines": tuple(cos),
-            "sentence_scores": tuple(SENTENCE_LEXICAL * a + (1 - SENTENCE_LEXICAL) * b
-                                     for a, b in zip(cov, cos)),
+            "sentence_scores": tuple(sentence_scores(terms, group, cos, item.title, appended)),
             "sentence_coverage": max(cov, default=0.0),
             "sentence_cosine": max(cos, default=0.0),
             "title_coverage": coverage(terms, item.title),

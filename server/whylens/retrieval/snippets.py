@@ -4,7 +4,10 @@ Picked at query time from the hit's commit message (its commit document: the sub
 search prose), or for a record from its problem, cause, decision and rejected claims and its
 fixing commits' messages. Each sentence is scored by how much of the question it holds (idf-weighted
 coverage of the query's words) and by meaning (cosine to the question, when the index has
-vectors), mixed with ``rerank.SENTENCE_LEXICAL``. The budget is filled best sentence first
+vectors), mixed with ``SENTENCE_LEXICAL``, plus ``NOVEL`` × the question's words it holds that
+the title does not (the title is printed above the snippet; tune, in-sample: the answer sentence
+in the first 256 printed characters 0.283 -> 0.309), less ``ENTRY_MARGIN`` for a line of an
+appended changelog entry (the message's own sentence wins a near tie). The budget is filled best sentence first
 (measured on the tune half: filling it finds the labelled answer sentence of the right commit
 79% of the time, the single best sentence 46%, the message's first sentences 62%), skipping a
 sentence that repeats one already taken and, beside the best, one of fewer than three words;
@@ -20,6 +23,7 @@ the answer sentence shown at 256 / 512 / 1024 printed characters unchanged).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from whylens.index.analysis import text_terms
@@ -36,6 +40,16 @@ MAX_SENTENCES = 30  # per hit: a long essay of a message is read from its start
 MAX_RECORD_COMMITS = 3
 ELLIPSIS = " … "
 MIN_EXTRA_WORDS = 3  # a sentence beside the best one needs this many words
+SENTENCE_LEXICAL = 0.3  # a sentence's score: this share of coverage, the rest meaning
+# plus this much of the question's words (idf share) it holds and the title does not: the title
+# is printed above it, so such a sentence answers more of the question (tune, in-sample: see
+# docs/benchmarks.md, issue 12, round 12)
+NOVEL = 0.5
+# an appended changelog entry's line ranks this much below a message sentence of equal score:
+# the message's own words first, the entry when it says more (tune, the right commit's block
+# holding the answer, 114 labelled + 76 semantic-dev questions: 0.01 changes none, 0.02-0.1
+# lose express-q11's "Finally, the app.router getter has been removed.")
+ENTRY_MARGIN = 0.01
 _MERGE = re.compile(r"^Merge (?:pull request|branch|remote-tracking branch|tag) ", re.I)
 _LETTERS = re.compile(r"[^\W\d_]+")
 _WORD = re.compile(r"[^\W_]+")
@@ -82,21 +96,52 @@ def candidate_sentences(reader: IndexReader, item: Unit | Record) -> list[str]:
     return list(dict.fromkeys(kept))[:MAX_SENTENCES]
 
 
+def entry_lines(reader: IndexReader, items: list[Unit | Record]) -> list[frozenset[str]]:
+    """Per item, the sentences of its commit documents that come from a changelog entry its
+    commit added, not from the message (``commitdocs``)."""
+    shas = [commits_of(item) for item in items]
+    found = reader.entry_lines([sha for group in shas for sha in group])
+    return [frozenset().union(*(found.get(sha, frozenset()) for sha in group)) for group in shas]
+
+
+def commits_of(item: Unit | Record) -> list[str]:
+    """The commits whose documents ``candidate_sentences`` reads for ``item``."""
+    if isinstance(item, Record):
+        return list(item.fixing_commits[:MAX_RECORD_COMMITS])
+    return [item.commit] if item.commit else []
+
+
+def sentence_scores(terms: list[QueryTerm], group: list[str], cosines: list[float], title: str,
+                    appended: frozenset[str] = frozenset()) -> list[float]:
+    """Each sentence's score: ``SENTENCE_LEXICAL`` × coverage + the rest × its cosine, plus
+    ``NOVEL`` × the question's words it holds beyond the title's, less ``ENTRY_MARGIN`` for a
+    line of an appended changelog entry."""
+    total = sum(t.idf for t in terms)
+    title_words = vocabulary(title) if title else frozenset()
+    beyond = [t for t in terms if not holds(t, title_words)]
+    share = sum(t.idf for t in beyond) / total if total > 0 else 0.0
+    out = []
+    for s, c in zip(group, cosines):
+        score = SENTENCE_LEXICAL * coverage(terms, s) + (1 - SENTENCE_LEXICAL) * c
+        if beyond:
+            score += NOVEL * share * coverage(beyond, s)
+        out.append(score - (ENTRY_MARGIN if s in appended else 0.0))
+    return out
+
+
 def snippets(reader: IndexReader, q: QueryPlan, items: list[Unit | Record], budget: int
              ) -> list[str]:
     """One snippet per item, scoring its sentences here (``rerank`` has them already scored
     for the hits it re-ordered: ``pack`` those directly)."""
     if budget < 1:
         return ["" for _ in items]
-    from whylens.retrieval.rerank import SENTENCE_LEXICAL
-
     terms = reader.query_terms(q.lexical)
     groups = [candidate_sentences(reader, item) for item in items]
     cosines = sentence_cosines(reader, q, [s for group in groups for s in group])
     out, offset = [], 0
-    for item, group in zip(items, groups):
-        scores = [SENTENCE_LEXICAL * coverage(terms, s) + (1 - SENTENCE_LEXICAL) * c
-                  for s, c in zip(group, cosines[offset:offset + len(group)])]
+    for item, group, appended in zip(items, groups, entry_lines(reader, items)):
+        scores = sentence_scores(terms, group, cosines[offset:offset + len(group)], item.title,
+                                 appended)
         offset += len(group)
         out.append(pack(group, scores, terms, budget, title=item.title))
     return out
@@ -116,9 +161,21 @@ def coverage(terms: list[QueryTerm], sentence: str) -> float:
     total = sum(t.idf for t in terms)
     if total <= 0 or not sentence:
         return 0.0
-    vocabulary = set(text_terms(sentence))
-    return sum(t.idf for t in terms if t.group.whole in vocabulary
-               or (t.group.parts and all(p in vocabulary for p in t.group.parts))) / total
+    held = vocabulary(sentence)
+    return sum(t.idf for t in terms if holds(t, held)) / total
+
+
+@lru_cache(maxsize=8_192)
+def vocabulary(sentence: str) -> frozenset[str]:
+    """A sentence's index terms (read once: its coverage is computed for the whole question
+    and for the words beyond the title, in both stages)."""
+    return frozenset(text_terms(sentence))
+
+
+def holds(term: QueryTerm, terms: frozenset[str]) -> bool:
+    """Is the query word among ``terms`` (a compound: all its parts are)?"""
+    return term.group.whole in terms or bool(
+        term.group.parts and all(p in terms for p in term.group.parts))
 
 
 def pack(group: list[str] | tuple[str, ...], scores: list[float] | tuple[float, ...],

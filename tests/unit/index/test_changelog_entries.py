@@ -84,3 +84,15 @@ def test_an_edited_entry_a_release_and_undecodable_text_add_nothing_of_theirs(in
         assert "pluggable" not in " ".join(prose.values())
         assert prose[indexed["start"]] == "Add the json provider. #4400"  # a new file is added
         assert "headers are now decoded as latin-1 quirkily" in prose[indexed["latin"]]
+
+
+def test_an_rst_role_that_lost_its_opening_backquote_is_cleaned_too():
+    from whylens.index.changelog import entry
+    from whylens.models import FileChange
+
+    patch = (b"@@ -6,0 +7,2 @@ Unreleased\n"
+             b"+-   ``flask --help`` loads the app first so all commands\n"
+             b"+    are shown. :issue:5673` See :func:flask.run, at 10:30:45.\n")
+    text = entry([FileChange(path="CHANGES.rst", status="M", patch=patch)])
+    assert text == ("flask --help loads the app first so all commands are shown. #5673 "
+                    "See flask.run, at 10:30:45.")
