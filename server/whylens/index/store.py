@@ -55,7 +55,9 @@ from whylens.index.schema import SCHEMA_VERSION
 # tool output, or speak of the review are never shown; "as opposed to" is no rejected alternative
 # .22: a commit document holds the changelog entry its diff adds (``index.changelog``)
 # .23: a reformat that changes a literal's case (black's hex digits) is formatting-only
-PIPELINE_VERSION = f"{SCHEMA_VERSION}.23"
+# .24: an incremental run keeps the line blame of lines that wait in a version older than the
+# previous revision's (a pull request merged with the mainline; ``pipeline.blame``)
+PIPELINE_VERSION = f"{SCHEMA_VERSION}.24"
 
 
 def outdated_reason(meta: dict) -> str | None:
