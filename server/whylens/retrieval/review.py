@@ -62,6 +62,7 @@ GATE = 0.55
 # Ninth round (review9, the same three; ``fragile``'s fix-prone form, reorder-only reverts): unchanged.
 # Tenth round (review10): decision records go under the gate: every one labelled on the tune
 # repositories was noise (requests 5/5; the one at the gate on review9's replay, 8a1d53eb).
+# Twelfth round (review12; tests inside the package, incremental line blame kept): unchanged.
 KIND_SHIFT: dict[str, float] = {
     "reintroduces-fixed": -0.2, "rewrites-fix": -0.1, "reintroduces-pitfall": -0.2,
     "reverted-before": -0.2, "co-change": -0.4, "decision-context": -0.2,
