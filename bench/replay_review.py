@@ -36,6 +36,10 @@ revert of it is then named; score_review prints both counts). Left out of the co
 reported: layout-only or binary re-applications, and reverts already undone in that index (a
 revert reverted inside the same pull request no longer stands).
 
+``--blame`` (review12): each reviewed change also records, for the base lines its code hunks
+modify, the commit the index's line blame names beside ``git blame`` at the base, plain and
+``-w`` (``review_blame``; summed by ``bench/score_blame.py``).
+
 Labels (bench/labels/review-NAME.tsv, ``label`` = useful / noise, by hand, for every suggestion at
 the gate): ``useful`` when a reviewer of that change would want the comment — the cited revert /
 fix / pitfall / constraint concerns what the change modifies (re-adding ``max_retries`` after its
