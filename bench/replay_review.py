@@ -36,9 +36,7 @@ revert of it is then named; score_review prints both counts). Left out of the co
 reported: layout-only or binary re-applications, and reverts already undone in that index (a
 revert reverted inside the same pull request no longer stands).
 
-``--blame`` (review12): each reviewed change also records, for the base lines its code hunks
-modify, the commit the index's line blame names beside ``git blame`` at the base, plain and
-``-w`` (``review_blame``; summed by ``bench/score_blame.py``).
+``--blame``: also each change's line blame by the index and by git (``review_blame``, ``score_blame``).
 
 Labels (bench/labels/review-NAME.tsv, ``label`` = useful / noise, by hand, for every suggestion at
 the gate): ``useful`` when a reviewer of that change would want the comment — the cited revert /
@@ -368,9 +366,9 @@ def main() -> None:
                 reader = stack.enter_context(IndexStore(index_dir).reader())
                 base_reader = stack.enter_context(baseline.IndexStore(base_index_dir).reader()) \
                     if own_index else reader
+                blame_in = where if args.blame and what != "reapply-child" else None
                 new, old, texts, blamed = run_engines(git_repo, reader, base_reader, base, head,
-                                                      args.floor, baseline,
-                                                      where if args.blame and what != "reapply-child" else None)
+                                                      args.floor, baseline, blame_in)
             row = {"set": what, "target": sha, "at": at, "base": base, "head": head, "new": new,
                    "old": old, "code_changes": texts, "seconds": round(time.perf_counter() - t0, 3)}
             if blamed:
