@@ -36,6 +36,8 @@ revert of it is then named; score_review prints both counts). Left out of the co
 reported: layout-only or binary re-applications, and reverts already undone in that index (a
 revert reverted inside the same pull request no longer stands).
 
+``--blame``: also each change's line blame by the index and by git (``review_blame``, ``score_blame``).
+
 Labels (bench/labels/review-NAME.tsv, ``label`` = useful / noise, by hand, for every suggestion at
 the gate): ``useful`` when a reviewer of that change would want the comment — the cited revert /
 fix / pitfall / constraint concerns what the change modifies (re-adding ``max_retries`` after its
@@ -91,6 +93,8 @@ from whylens.index.store import IndexStore
 from whylens.pipeline import run_index
 from whylens.retrieval.review import GATE, review
 from whylens.retrieval.review_hunks import file_view, file_wide, git_lines
+
+from review_blame import blame_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 BASELINE_COMMIT = "916f569"  # main before review8 (issue 15, eighth round): the same-run baseline
@@ -213,7 +217,7 @@ def as_dict(s, wide: set[tuple[str, str]]) -> dict:
 
 
 def run_engines(git_repo, reader, base_reader, base: str, head: str, floor: float,
-                baseline) -> tuple[list, list, int]:
+                baseline, blame_in: str | None = None) -> tuple[list, list, int, list]:
     """Both engines on ``base..head``: the new one on ``reader``, the baseline on ``base_reader``
     (its own index, or the same one) with its own reader of past diffs."""
     changes = diff_changes(git_repo, base, head)
@@ -228,7 +232,8 @@ def run_engines(git_repo, reader, base_reader, base: str, head: str, floor: floa
     code = sum(1 for v in views if v.hunks)
     wide = {(v.path, sym.name) for v in views for sym in v.symbols
             if file_wide(sym, len(git_lines(v.head_text)))}
-    return [as_dict(s, wide) for s in new], [as_dict(s, wide) for s in old], code
+    blamed = blame_rows(blame_in, reader, views, base) if blame_in else []
+    return [as_dict(s, wide) for s in new], [as_dict(s, wide) for s in old], code, blamed
 
 
 def mainline_after(repo: str, sha: str, chain: list[str], position: dict) -> tuple[str | None, str | None]:
@@ -269,6 +274,8 @@ def main() -> None:
     parser.add_argument("--reapply", action="store_true", help="also the re-applied revert set")
     parser.add_argument("--no-cases", action="store_true", help="only the re-applied revert set")
     parser.add_argument("--save", required=True, help="write the results here (JSON)")
+    parser.add_argument("--blame", action="store_true",
+                        help="record the index's line blame and git blame of each change's lines")
     parser.add_argument("--baseline", default=BASELINE_COMMIT, help="the baseline engine's commit")
     parser.add_argument("--shared-index", action="store_true",
                         help="the baseline engine reads the new pipeline's index (faster; before "
@@ -359,10 +366,13 @@ def main() -> None:
                 reader = stack.enter_context(IndexStore(index_dir).reader())
                 base_reader = stack.enter_context(baseline.IndexStore(base_index_dir).reader()) \
                     if own_index else reader
-                new, old, texts = run_engines(git_repo, reader, base_reader, base, head, args.floor,
-                                              baseline)
+                blame_in = where if args.blame and what != "reapply-child" else None
+                new, old, texts, blamed = run_engines(git_repo, reader, base_reader, base, head,
+                                                      args.floor, baseline, blame_in)
             row = {"set": what, "target": sha, "at": at, "base": base, "head": head, "new": new,
                    "old": old, "code_changes": texts, "seconds": round(time.perf_counter() - t0, 3)}
+            if blamed:
+                row["blame"] = blamed
             if what == "case":
                 later = meta["later"]
                 row |= {"kind": meta["kind"], "later": later,

@@ -51,6 +51,37 @@ def test_line_blame_is_written_and_kept_right_by_incremental_runs(make_repo, ind
         assert reader.line_blame("m.py", 99) is None and reader.line_blame("gone.py", 1) is None
 
 
+def _merge(repo, other: str, message: str) -> str:
+    repo.git("-c", "user.name=Ada", "-c", "user.email=ada@example.com", "merge", "-q", "--no-ff", "--no-commit", other)
+    return repo.commit(message)
+
+
+def test_incremental_blame_keeps_lines_a_merged_in_branch_carries_back_past_the_last_run(
+        make_repo, tmp_path):
+    """A pull request branched before the indexed revision merges the mainline in, then is merged:
+    its merge hands the mainline's lines down the branch to the branch point's version, older than
+    the indexed revision's. They keep their blame (review12: they were unknown), as in a full run."""
+    repo = make_repo()
+    c1 = repo.commit("Add f and g", {"m.py": V1, "o.py": "X = 1\n"})
+    repo.git("checkout", "-q", "-b", "pr")
+    p1 = repo.commit("Other module", {"o.py": "X = 2\n"})
+    repo.git("checkout", "-q", "main")
+    c2 = repo.commit("Add two instead of one", {"m.py": V1.replace("x + 1", "x + 2")})
+    incremental, full = tmp_path / "incremental", tmp_path / "full"
+    run_index(repo.root, incremental)
+    repo.git("checkout", "-q", "pr")
+    _merge(repo, "main", "Merge main into pr")
+    repo.git("checkout", "-q", "main")
+    c4 = repo.commit("g says G", {"m.py": V1.replace("x + 1", "x + 2").replace("'g'", "'G'")})
+    _merge(repo, "pr", "Merge pr")
+    assert run_index(repo.root, incremental).mode == "incremental"
+    run_index(repo.root, full)
+    expected = [c1, c2, c1, c1, c1, c1, c4]
+    assert _blame(full, "m.py", range(1, 8)) == expected
+    assert _blame(incremental, "m.py", range(1, 8)) == expected
+    assert _blame(incremental, "o.py", range(1, 2)) == [p1]
+
+
 def test_records_over_windows_equal_records_over_everything(make_repo, index_dir):
     repo = make_repo()
     build_session_history(repo)

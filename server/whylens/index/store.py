@@ -57,7 +57,9 @@ from whylens.index.schema import SCHEMA_VERSION
 # .23: a reformat that changes a literal's case (black's hex digits) is formatting-only
 # .24: card sentences in the first person singular, chit-chat or about a comment are never shown
 # .25: an rst role that lost its opening backquote is cleaned out of a changelog entry; a commit
-# document keeps apart which of its lines come from the entry (``commit_docs.entry``)
+# document keeps apart which of its lines come from the entry (``commit_docs.entry``); an
+# incremental run keeps the line blame of lines that wait in a version older than the previous
+# revision's (a pull request merged with the mainline; ``pipeline.blame``)
 PIPELINE_VERSION = f"{SCHEMA_VERSION}.25"
 
 

@@ -173,7 +173,7 @@ def run_index(
                 walk(repo, head, exclude=exclude, keep_patch=source, stats=walked, skip=skip)))
             # A first run (even resumed) writes blame as it goes; a later one replaces it.
             last = prior_meta.get("last_sha") if mode != "full" else None
-            blame = IncrementalBlame(repo, last) if last else None
+            blame = IncrementalBlame(repo, last, blobs.read) if last else None
             if resumed is not None and ck is None:
                 _forget_vanished(repo, writer, resumed, head)
             lookback = functools.partial(earlier_commits, repo, writer, last) \

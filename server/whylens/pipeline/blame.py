@@ -5,20 +5,30 @@ An incremental run walks only the new commits: it collects their runs, then maps
 new commit claimed (``LineBlame.leftover``: lines of the previous indexed revision's version of
 a file) onto the blame the index holds for that version, and replaces the blame of every file
 the new commits touched with the result. Files the new commits did not touch keep theirs.
+
+Lines can also wait in an older version than the previous revision's: a pull request branched
+before it and merged the mainline in (requests #2344: its merge hands every line its first
+parent still has down the branch, to the version at the branch point, as ``git blame`` does).
+That version is an ancestor of the previous revision: lines it shares with the previous
+revision's version (by a diff of the two) take the blame the index holds there; the lines the
+mainline changed since stay unknown. Before review12 all of them stayed unknown: replayed
+incremental indexes of requests knew no commit for 39% of the lines changes modify (a full
+index: none unknown).
 """
 
 from __future__ import annotations
 
 import contextlib
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from whylens.errors import GitCommandError
 from whylens.gitcli import path_text
 from whylens.history.blobs import BlobReader
 from whylens.history.missing import lazy_fetches, names_missing_object
 from whylens.models import Commit
-from whylens.symbols.blame import BlameRun, Segment
+from whylens.symbols.blame import BlameRun, Segment, carry
+from whylens.symbols.hunks import diff_hunks
 from whylens.symbols.languages import language_for_path
 from whylens.symbols.skip import MAX_SOURCE_BYTES, path_skip_reason
 
@@ -67,9 +77,11 @@ def blamed_files(repo, rev: str, attributes) -> dict[str, str]:
 class IncrementalBlame:
     """Collects an incremental run's blame; ``finish`` replaces it in the index."""
 
-    def __init__(self, repo, previous_rev: str | None) -> None:
+    def __init__(self, repo, previous_rev: str | None,
+                 read_blob: Callable[[str], bytes | None] | None = None) -> None:
         self._repo = repo
         self._previous_rev = previous_rev
+        self._read_blob = read_blob  # without it, lines of an older version stay unknown
         self._runs: list[BlameRun] = []
         self._touched: set[str] = set()
 
@@ -85,11 +97,29 @@ class IncrementalBlame:
         previous = tree_blobs(self._repo, self._previous_rev) if self._previous_rev else {}
         runs = list(self._runs)
         for head_path, path, blob, segments in leftover:
-            if previous.get(path) != blob:
-                continue  # not the previous revision's version: those lines stay unknown
-            runs.extend(carried_over(head_path, segments, writer.blame_of(path)))
+            stored = previous.get(path)
+            if stored is None:
+                continue  # no such file at the previous revision: those lines stay unknown
+            if stored != blob:
+                segments = self._onto(blob, stored, segments)
+            if segments:
+                runs.extend(carried_over(head_path, segments, writer.blame_of(path)))
         writer.replace_blame(sorted(self._touched | {r.path for r in runs}), runs)
         return len(runs)
+
+
+    def _onto(self, blob: str, previous: str, segments: list[Segment]) -> list[Segment]:
+        """``segments`` of an older version ``blob`` moved to the lines the previous revision's
+        version ``previous`` has unchanged (a line the mainline changed since is dropped)."""
+        older = self._read_blob(blob) if self._read_blob else None
+        newer = self._read_blob(previous) if older is not None and self._read_blob else None
+        if older is None or newer is None:
+            return []
+        texts = diff_hunks(newer, older)  # older as the "new" side: carry moves it onto newer
+        if texts is None:
+            return []
+        moved, _changed = carry(segments, texts, lambda h: [None] * h.new_count)
+        return moved
 
 
 def carried_over(head_path: str, segments: list[Segment],

@@ -38,6 +38,7 @@ from whylens.retrieval.evidence import anchored_exactly, has_fix_edge
 from whylens.retrieval.review_constraints import constraints, current_facts
 from whylens.retrieval.review_context import ReviewContext
 from whylens.retrieval.review_fragile import fragile, near_commits
+from whylens.retrieval.review_guarded import product_source
 from whylens.retrieval.review_hunks import (
     ChangedSymbol, TextReader, changed_lines, changed_symbols, file_view, safe_read,
 )
@@ -61,6 +62,7 @@ GATE = 0.55
 # Ninth round (review9, the same three; ``fragile``'s fix-prone form, reorder-only reverts): unchanged.
 # Tenth round (review10): decision records go under the gate: every one labelled on the tune
 # repositories was noise (requests 5/5; the one at the gate on review9's replay, 8a1d53eb).
+# Twelfth round (review12; tests inside the package, incremental line blame kept): unchanged.
 KIND_SHIFT: dict[str, float] = {
     "reintroduces-fixed": -0.2, "rewrites-fix": -0.1, "reintroduces-pitfall": -0.2,
     "reverted-before": -0.2, "co-change": -0.4, "decision-context": -0.2,
@@ -179,7 +181,11 @@ def _within(changes: list[FileChange], max_lines: int) -> tuple[list[FileChange]
 
 def _check_symbol(ctx: ReviewContext, where: ChangedSymbol, paths: list[str],
                   neighbours: list[Unit], message: str, near: Callable[[], set[str]]) -> None:
+    """The symbol's own checks. On a test, example or doc (not ``product_source``: also a test
+    suite inside the package) only its reverts and fixes speak: what the product's Facts,
+    records and Patterns say is not at stake there (review12)."""
     reader = ctx.reader
+    product = product_source(where.path)
     own_patterns: list[Unit] = []
     if where.symbol is not None:
         name = where.symbol.name
@@ -189,14 +195,16 @@ def _check_symbol(ctx: ReviewContext, where: ChangedSymbol, paths: list[str],
         history = sorted(history, key=lambda e: -e.timestamp)
         reverted_before(ctx, where, name, history, units)
         fragile(ctx, where, name, history, near)
-        own_patterns = [u for u in units if u.type == "pattern"]
-        records = _first_nonempty(lambda p: reader.records_for_symbol(name, path=p), paths)
-        facts = current_facts(ctx, [u for u in units if u.type == "fact"], records)
-        constraints(ctx, where, facts, message)
-        decisions(ctx, where, name, [r for r in records if has_fix_edge(r) and anchored_exactly(r, name)])
-    own_ids = {u.id for u in own_patterns}
-    patterns = [(u, True) for u in own_patterns] + [(u, False) for u in neighbours if u.id not in own_ids]
-    known_failures(ctx, where, patterns)
+        if product:
+            own_patterns = [u for u in units if u.type == "pattern"]
+            records = _first_nonempty(lambda p: reader.records_for_symbol(name, path=p), paths)
+            facts = current_facts(ctx, [u for u in units if u.type == "fact"], records)
+            constraints(ctx, where, facts, message)
+            decisions(ctx, where, name, [r for r in records if has_fix_edge(r) and anchored_exactly(r, name)])
+    if product:
+        own_ids = {u.id for u in own_patterns}
+        patterns = [(u, True) for u in own_patterns] + [(u, False) for u in neighbours if u.id not in own_ids]
+        known_failures(ctx, where, patterns)
 
 
 def _file_pitfalls(reader: IndexReader, paths: list[str]) -> list[Unit]:

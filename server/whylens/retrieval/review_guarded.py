@@ -23,8 +23,13 @@ NOT_A_FAILURE = re.compile(r"\b(typos?|tests?|testing|lint|flake8|pep8|docs?|doc
                            r"tabs?/spaces|tabs? and spaces|indentation|"
                            r"grammar|whitespace|formatting|style|ci|build|travis|syntax|merge)\b", re.I)
 
-_NOT_PRODUCT = re.compile(r"(^|/)(tests?|spec|specs|__tests__|testing|examples?|samples?|demos?|"
-                          r"docs?|benchmarks?)/|(^|/)test_[^/]*$|_test\.\w+$|\.(test|spec)\.\w+$")
+# In-package test suites count as tests too (review12): flask's ``flask/testsuite/``, serde's
+# ``test_suite/``, requests' ``testserver/``; a test module of one file (``test.py``, ``tests.js``,
+# ``conftest.py``, ``*_tests.py``); benches and fixtures. A test-support library with its own
+# name (``serde_test/src``, ``flask/testing.py``) stays product.
+_NOT_PRODUCT = re.compile(r"(^|/)(tests?|spec|specs|__tests__|testing|test[_-]?suites?|testserver|fixtures?|"
+                          r"examples?|samples?|demos?|docs?|benchmarks?|benches)/|"
+                          r"(^|/)(test_[^/]*|tests?\.\w+|conftest\.py)$|_tests?\.\w+$|\.(test|spec)\.\w+$")
 # Build and dependency manifests: a fix there is a fix of the build (requests' "fix setup.py for
 # oauth removal", sinatra's Gemfile workarounds), not a failure of the product.
 _BUILD = re.compile(r"(^|/)(setup\.py|Gemfile|[^/]+\.gemspec|Rakefile|[Gg]runtfile\.js|[Gg]ulpfile\.js|"

@@ -1,0 +1,49 @@
+"""The replay's blame check (review12): which commit last touched a change's lines, by the
+index's line blame (``IndexReader.line_blame``, the blame ``fragile`` reads) and by ``git blame``
+at the change's base, plain and ``-w``. Read by ``bench/replay_review.py --blame``; summed by
+``bench/score_blame.py``."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+MAX_LINES = 400  # changed base lines looked at per change
+_HEADER = re.compile(r"^([0-9a-f]{40}) \d+ (\d+)")
+
+
+def git_blame(git_dir: str, rev: str, path: str, start: int, end: int, *flags: str) -> dict[int, str]:
+    """line → commit for ``start..end`` of ``path`` at ``rev`` (``git blame --porcelain``)."""
+    out = subprocess.run(["git", "--git-dir", git_dir, "blame", "--porcelain", *flags,
+                          "-L", f"{start},{end}", rev, "--", path],
+                         capture_output=True, text=True, errors="replace").stdout
+    found: dict[int, str] = {}
+    for line in out.splitlines():
+        match = _HEADER.match(line)
+        if match:
+            found[int(match.group(2))] = match.group(1)
+    return found
+
+
+def changed_base_lines(view) -> list[tuple[int, int]]:
+    """The base-side line ranges the change's code hunks modify (insertions have none)."""
+    return [(h.old_start, h.old_start + h.old_count - 1) for h in view.hunks if h.old_count]
+
+
+def blame_rows(git_dir: str, reader, views, base: str) -> list[list]:
+    """``[path, line, index sha or None, git sha, git -w sha]`` for the changed base lines."""
+    rows: list[list] = []
+    for view in views:
+        if view.base_text is None or not view.hunks:
+            continue
+        path = view.change.old_path or view.path
+        for start, end in changed_base_lines(view):
+            if len(rows) >= MAX_LINES:
+                return rows
+            end = min(end, start + MAX_LINES - len(rows) - 1)
+            plain = git_blame(git_dir, base, path, start, end)
+            ignoring = git_blame(git_dir, base, path, start, end, "-w")
+            for n in range(start, end + 1):
+                entry = reader.line_blame(path, n)
+                rows.append([path, n, entry.commit if entry else None, plain.get(n), ignoring.get(n)])
+    return rows
