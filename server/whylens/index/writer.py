@@ -28,6 +28,7 @@ from whylens.index.codec import load_record
 from whylens.index.documents import MEANING, record_document, unit_document
 from whylens.index.events import Names, write_events
 from whylens.index.schema import SCHEMA_VERSION, build_schema
+from whylens.index.term_table import compact_terms
 from whylens.index.store import PIPELINE_VERSION, WHOOSH_DIR, IndexStore, release_lock
 from whylens.models import Commit, Record, SymbolEvent, Unit
 
@@ -263,8 +264,8 @@ class IndexWriter:
         # merge reads them without its per-read layer (-15% of the indexer's CPU on requests).
         interim = (self.fresh and not final
                    and self.counters["documents"] + len(docs) <= OPTIMIZE_MAX_DOCS)
-        writer = compact_pool(self._ix.writer(compound=not interim, limitmb=(
-            MERGE_POOL_MB if final and self.fresh else POOL_MB)))
+        writer = compact_terms(compact_pool(self._ix.writer(compound=not interim, limitmb=(
+            MERGE_POOL_MB if final and self.fresh else POOL_MB))))
         try:
             for doc_id in self._deletes:
                 writer.delete_by_term("id", doc_id)
@@ -320,7 +321,7 @@ class IndexWriter:
         segments = self._ix._segments()
         if len(segments) <= 1:
             return
-        writer = compact_pool(self._ix.writer())
+        writer = compact_terms(compact_pool(self._ix.writer()))
         if self._optimizes(segments):
             writer.commit(optimize=True)
         else:
