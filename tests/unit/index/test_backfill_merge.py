@@ -79,3 +79,11 @@ def test_an_update_still_merges_at_its_flushes(index_dir, build, monkeypatch):
         assert len(_counts(writer)) < FLUSHES
     finally:
         writer.abort()
+
+
+def test_a_rebuild_folds_segments_of_one_auto_flush():
+    """A backfill's flushes of ``AUTO_FLUSH_DOCS`` documents (plus the batch that passes it:
+    9,040 on the 100k history) are small segments to its last merge, not kept beside others."""
+    from whylens.index import writer as writer_module
+
+    assert merges.REBUILD_MIN_SEGMENT_DOCS > writer_module.AUTO_FLUSH_DOCS * 1.2
