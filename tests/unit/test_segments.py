@@ -154,3 +154,22 @@ def test_whylens_index_goes_on_in_a_fresh_process_with_continuous_progress(make_
     mined = [e["done"] for e in lines[:-1] if e.get("phase") == "mine"]
     assert mined == sorted(mined) and mined[-1] == 39
     assert digest(tmp_path / "cut") == digest(tmp_path / "whole")
+
+
+def test_a_segments_successor_flushes_only_at_its_cut(make_repo, tmp_path, monkeypatch):
+    """The first segment flushes early and often (a first index answers within seconds); the
+    next ones go on with a readable index and flush at their cut only (each new process made
+    seven Whoosh segments in its first minute, which MERGE_SMALL then rewrote)."""
+    from whylens.index.writer import IndexWriter
+
+    monkeypatch.setattr(pipeline_module, "FIRST_FLUSH_SECONDS", 0.0)  # after every commit
+    monkeypatch.setattr(pipeline_module, "MAX_FLUSH_SECONDS", 3_600.0)
+    flushes = []
+    stock = IndexWriter.flush
+    monkeypatch.setattr(IndexWriter, "flush", lambda self: flushes.append(1) or stock(self))
+    repo = make_repo("successors")
+    build_history(repo)
+    calls = segmented(repo, tmp_path / "cut", 5)
+    assert calls >= 7
+    # the first segment: one flush a commit; each later one: its cut (the last: none)
+    assert len(flushes) <= 5 + (calls - 1), len(flushes)

@@ -293,8 +293,10 @@ class _Miner:
         saved in ``state_file`` (``Anchoring.checkpointing``)."""
         writer, summary = self.writer, self.summary
         batch: list[Commit] = []
-        next_flush = time.monotonic() + FIRST_FLUSH_SECONDS
-        interval = FIRST_FLUSH_SECONDS
+        # a segment's successor (``skip``) goes on with a readable index: no early flushes (each
+        # new process made seven segments in its first minute, which MERGE_SMALL then rewrote)
+        interval = MAX_FLUSH_SECONDS if skip else FIRST_FLUSH_SECONDS
+        next_flush = time.monotonic() + interval
         walked = skip
         cut = [False]
 
