@@ -107,7 +107,6 @@ class IncrementalBlame:
         writer.replace_blame(sorted(self._touched | {r.path for r in runs}), runs)
         return len(runs)
 
-
     def _onto(self, blob: str, previous: str, segments: list[Segment]) -> list[Segment]:
         """``segments`` of an older version ``blob`` moved to the lines the previous revision's
         version ``previous`` has unchanged (a line the mainline changed since is dropped)."""
