@@ -42,30 +42,41 @@ def children_cpu() -> float:
 TICK = os.sysconf("SC_CLK_TCK")
 
 
+def proc_tree(root: int):
+    """(pid, command line, CPU seconds so far, VmRSS kB) of ``root`` and each of its
+    descendants, read from /proc; a process that is gone by the time it is read is left out."""
+    todo = [root]
+    while todo:
+        pid = todo.pop()
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                args = cmdline.read()
+            with open(f"/proc/{pid}/status") as status:
+                kb = next((int(line.split()[1]) for line in status
+                           if line.startswith("VmRSS:")), 0)
+            children = []
+            for task in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{task}/children") as listed:
+                    children.extend(int(child) for child in listed.read().split())
+        except (OSError, ValueError):
+            continue
+        yield pid, args, (int(fields[11]) + int(fields[12])) / TICK, kb
+        todo.extend(children)
+
+
 def tree_rss_kb(pid: int, cpu: dict[int, tuple[str, float]]) -> int:
     """VmRSS summed over ``pid`` and its descendants (0 once it is gone); notes each one's CPU
     seconds so far in ``cpu`` (pid → (kind, seconds))."""
-    total, todo = 0, [pid]
-    while todo:
-        current = todo.pop()
-        try:
-            with open(f"/proc/{current}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-            with open(f"/proc/{current}/cmdline", "rb") as cmdline:
-                args = cmdline.read()
-            kind = ("indexer" if current == pid else "anchor worker" if b"spawn_main" in args
-                    else "git" if b"git" in args.split(b"\0")[0] else "other")
-            if cpu.get(current, ("other",))[0] != "other":
-                kind = cpu[current][0]  # an exited process has no command line any more
-            cpu[current] = (kind, (int(fields[11]) + int(fields[12])) / TICK)
-            with open(f"/proc/{current}/status") as status:
-                total += next((int(line.split()[1]) for line in status
-                               if line.startswith("VmRSS:")), 0)
-            for task in os.listdir(f"/proc/{current}/task"):
-                with open(f"/proc/{current}/task/{task}/children") as children:
-                    todo.extend(int(child) for child in children.read().split())
-        except (OSError, ValueError):
-            continue
+    total = 0
+    for current, args, seconds, kb in proc_tree(pid):
+        kind = ("indexer" if current == pid else "anchor worker" if b"spawn_main" in args
+                else "git" if b"git" in args.split(b"\0")[0] else "other")
+        if cpu.get(current, ("other",))[0] != "other":
+            kind = cpu[current][0]  # an exited process has no command line any more
+        cpu[current] = (kind, seconds)
+        total += kb
     return total
 
 

@@ -24,8 +24,12 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
-TICK = os.sysconf("SC_CLK_TCK")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_index import proc_tree  # noqa: E402
+
 _MINED = re.compile(r"mining: (\d+)/(\d+)")
 
 
@@ -67,27 +71,12 @@ def role_of(pid: int, root: int, args: list[bytes]) -> str:
 
 def read_tree(root: int, timeline: Timeline) -> dict[int, tuple[str, int]]:
     found: dict[int, tuple[str, int]] = {}
-    todo = [root]
-    while todo:
-        pid = todo.pop()
-        try:
-            with open(f"/proc/{pid}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-                args = cmdline.read().split(b"\0")
-            role = role_of(pid, root, args)
-            if role == "other" and pid in timeline.cpu:
-                role = timeline.cpu[pid][0]
-            timeline.cpu[pid] = (role, (int(fields[11]) + int(fields[12])) / TICK)
-            with open(f"/proc/{pid}/status") as status:
-                kb = next((int(line.split()[1]) for line in status
-                           if line.startswith("VmRSS:")), 0)
-            found[pid] = (role, kb)
-            for task in os.listdir(f"/proc/{pid}/task"):
-                with open(f"/proc/{pid}/task/{task}/children") as children:
-                    todo.extend(int(child) for child in children.read().split())
-        except (OSError, ValueError, StopIteration):
-            continue
+    for pid, args, seconds, kb in proc_tree(root):
+        role = role_of(pid, root, args.split(b"\0"))
+        if role == "other" and pid in timeline.cpu:
+            role = timeline.cpu[pid][0]
+        timeline.cpu[pid] = (role, seconds)
+        found[pid] = (role, kb)
     return found
 
 
