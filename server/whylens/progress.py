@@ -9,7 +9,7 @@ reads the lines back with ``parse_line``. Both ends use this module, so the wire
 from __future__ import annotations
 
 import json
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,6 +38,17 @@ class IndexEvent:
     def percent(self) -> int | None:
         """Share done (capped at 99 until the run ends), None when the total is unknown."""
         return min(99, int(self.done * 100 / self.total)) if self.total else None
+
+
+_PHASE_WORDS = {"records": "building decision records", "commit": "writing the index",
+                "done": "done"}
+
+
+def phase_message(event: IndexEvent) -> str:
+    """What a run is doing, for a person: "mining 3408/101966 commits", "writing the index"."""
+    if event.phase == "mine":
+        return f"mining {event.done}/{event.total} commits" if event.total else "reading history"
+    return _PHASE_WORDS.get(event.phase, event.phase or "indexing")
 
 
 @dataclass
@@ -137,41 +148,67 @@ def parse_line(raw: bytes | str) -> IndexEvent | IndexStats | None:
 
 
 class Eta:
-    """Time left in a phase, from its recent pace: commits per second, smoothed over updates
-    (the first commits of a backfill are the newest and the slowest to anchor, so the average
-    since the start would mislead)."""
+    """Time left in an index run, from the pace of its mining so far.
 
-    SMOOTHING = 0.3  # weight of the newest pace measurement
-    MIN_SECONDS = 1.0  # measure over at least this long
+    The pace is the commits mined over the latest ``WINDOW_SHARE`` of the mining time (at least
+    ``MIN_WINDOW`` seconds): the first commits of a backfill are the newest and the slowest to
+    anchor, and a history's cost per commit drifts, so neither the first pace nor the average
+    since the start holds. The records and the index's final write come after the mining and
+    take about ``TAIL_SHARE`` of its time; the estimate includes them.
+    """
+
+    WARMUP = 5.0  # seconds of mining (and commits: MIN_DONE) before a pace is trusted
+    MIN_DONE = 20
+    WINDOW_SHARE = 0.5
+    MIN_WINDOW = 5.0
+    TAIL_SHARE = 0.2
 
     def __init__(self, phase: str = "", rate: float | None = None) -> None:
-        """``phase`` and ``rate``: the pace an earlier process measured (a segmented backfill)."""
-        self._phase = phase
-        self._mark: tuple[float, int] | None = None
+        """``rate``: the pace an earlier process of the same run measured (a segmented
+        backfill); used until this one has its own. ``phase`` is accepted for callers that
+        name the phase the run resumes in."""
+        del phase
+        self._samples: deque[tuple[float, int]] = deque()
+        self._start: float | None = None  # the first commit mined in this process
         self._rate: float | None = rate
+        self._mining_seconds: float | None = None  # the whole mining at the last pace
+        self._tail_start: float | None = None
 
     @property
     def rate(self) -> float | None:
-        """Commits (or items) per second, once measured."""
+        """Commits per second, once measured (or as handed over)."""
         return self._rate
 
     def update(self, phase: str, done: int, total: int, now: float) -> float | None:
-        """Seconds left once the pace is known, else None."""
-        if phase != self._phase:
-            self._phase, self._mark, self._rate = phase, (now, done), None
+        """Seconds left in the run, or None while unknown."""
+        if phase == "mine":
+            return self._mining(done, total, now)
+        if phase in ("records", "commit") and self._mining_seconds is not None:
+            if self._tail_start is None:
+                self._tail_start = now
+            left = self.TAIL_SHARE * self._mining_seconds - (now - self._tail_start)
+            return left if left > 0 else None
+        return None
+
+    def _mining(self, done: int, total: int, now: float) -> float | None:
+        if self._start is None:
+            if done <= 0:
+                return None
+            self._start = now
+        self._samples.append((now, done))
+        elapsed = now - self._start
+        if elapsed >= self.WARMUP and done - self._samples[0][1] >= self.MIN_DONE:
+            window = max(self.MIN_WINDOW, self.WINDOW_SHARE * elapsed)
+            while len(self._samples) > 2 and self._samples[1][0] <= now - window:
+                self._samples.popleft()
+            then, before = self._samples[0]
+            if now > then and done > before:
+                self._rate = (done - before) / (now - then)
+        if not self._rate or total <= 0:
             return None
-        if self._mark is None:
-            self._mark = (now, done)
-            return None
-        then, before = self._mark
-        if now - then >= self.MIN_SECONDS and done > before:
-            pace = (done - before) / (now - then)
-            self._rate = pace if self._rate is None else (
-                self.SMOOTHING * pace + (1 - self.SMOOTHING) * self._rate)
-            self._mark = (now, done)
-        if not self._rate or total <= done:
-            return None
-        return (total - done) / self._rate
+        self._mining_seconds = total / self._rate
+        left = max(total - done, 0) / self._rate
+        return left + self.TAIL_SHARE * self._mining_seconds
 
 
 def time_left(seconds: float | None) -> str:

@@ -14,7 +14,7 @@ from whylens import child_command
 from whylens.errors import IndexOutdatedError, InvalidInputError
 from whylens.cli.common import add_repo_args, open_reader, web_links
 from whylens.models import SEARCH_TYPES, SNIPPET_BUDGET
-from whylens.progress import Eta, IndexEvent, time_left
+from whylens.progress import Eta, IndexEvent, phase_message, time_left
 
 
 def register(subparsers) -> None:
@@ -57,9 +57,6 @@ def register(subparsers) -> None:
     p.set_defaults(handler=cmd_export)
 
 
-_PHASE_LINES = {"records": "building decision records", "commit": "writing the index"}
-
-
 class _Progress:
     """Renders pipeline progress as a bar, plain lines or JSON lines."""
 
@@ -88,11 +85,11 @@ class _Progress:
             end = "\n" if phase == "done" else ""
             print(f"\r{phase:8} [{'#' * filled}{'.' * (30 - filled)}] {pct:3}% {done}/{total} "
                   f"{left:20}", end=end, file=sys.stderr, flush=True)
-        elif phase == "mine":
-            print(f"mining: {done}/{total} commits ({pct}%){', ' + left if left else ''}",
-                  file=sys.stderr, flush=True)
-        elif phase in _PHASE_LINES:
-            print(_PHASE_LINES[phase], file=sys.stderr, flush=True)
+        elif phase != "done":
+            message = phase_message(IndexEvent(phase, done, total))
+            percent = f" ({pct}%)" if phase == "mine" else ""
+            print(f"{message}{percent}{', ' + left if left else ''}", file=sys.stderr,
+                  flush=True)
 
 
 def cmd_index(args) -> int:

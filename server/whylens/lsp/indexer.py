@@ -27,7 +27,7 @@ from whylens.lsp.warm import READY as WARM_READY
 from whylens.lsp.warm import WarmChild
 from whylens.lsp.warm import kill as _kill
 from whylens.lsp.workspaces import RepoWorkspace, head_signature
-from whylens.progress import Eta, IndexEvent, IndexStats, parse_line, time_left
+from whylens.progress import Eta, IndexEvent, IndexStats, parse_line, phase_message, time_left
 from whylens.symbols.languages import language_for_path
 
 if TYPE_CHECKING:
@@ -294,10 +294,9 @@ class IndexManager:
 
     def _report(self, ws: RepoWorkspace, token: str | None, event: IndexEvent) -> None:
         percent = event.percent
-        phase = event.phase or "indexing"
-        message = f"{phase} {event.done}/{event.total}" if event.total else phase
+        message = phase_message(event)
         left = self._etas.setdefault(str(ws.root), Eta()).update(
-            phase, event.done, event.total, time.monotonic())
+            event.phase, event.done, event.total, time.monotonic())
         if left is not None:
             message += f" · {time_left(left)}"
         if token is not None:
