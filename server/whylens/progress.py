@@ -162,6 +162,7 @@ class Eta:
     WINDOW_SHARE = 0.5
     MIN_WINDOW = 5.0
     TAIL_SHARE = 0.2
+    TAIL_MAX = 60.0  # seconds: a segmented backfill wrote most of its index along the way
 
     def __init__(self, phase: str = "", rate: float | None = None) -> None:
         """``rate``: the pace an earlier process of the same run measured (a segmented
@@ -186,7 +187,7 @@ class Eta:
         if phase in ("records", "commit") and self._mining_seconds is not None:
             if self._tail_start is None:
                 self._tail_start = now
-            left = self.TAIL_SHARE * self._mining_seconds - (now - self._tail_start)
+            left = self._tail() - (now - self._tail_start)
             return left if left > 0 else None
         return None
 
@@ -207,8 +208,12 @@ class Eta:
         if not self._rate or total <= 0:
             return None
         self._mining_seconds = total / self._rate
-        left = max(total - done, 0) / self._rate
-        return left + self.TAIL_SHARE * self._mining_seconds
+        return max(total - done, 0) / self._rate + self._tail()
+
+    def _tail(self) -> float:
+        """Seconds the records and the final write take after the mining."""
+        assert self._mining_seconds is not None
+        return min(self.TAIL_SHARE * self._mining_seconds, self.TAIL_MAX)
 
 
 def time_left(seconds: float | None) -> str:
