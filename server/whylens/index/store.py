@@ -60,7 +60,7 @@ from whylens.index.schema import SCHEMA_VERSION
 # document keeps apart which of its lines come from the entry (``commit_docs.entry``); an
 # incremental run keeps the line blame of lines that wait in a version older than the previous
 # revision's (a pull request merged with the mainline; ``pipeline.blame``)
-PIPELINE_VERSION = f"{SCHEMA_VERSION}.25"
+PIPELINE_VERSION = f"{SCHEMA_VERSION}.26"
 
 
 def outdated_reason(meta: dict) -> str | None:
