@@ -60,7 +60,9 @@ from whylens.index.schema import SCHEMA_VERSION
 # document keeps apart which of its lines come from the entry (``commit_docs.entry``); an
 # incremental run keeps the line blame of lines that wait in a version older than the previous
 # revision's (a pull request merged with the mainline; ``pipeline.blame``)
-PIPELINE_VERSION = f"{SCHEMA_VERSION}.25"
+# .26: a card sentence telling what the change does like a commit subject with no reason (but
+# as a fix), or a guess, is never shown
+PIPELINE_VERSION = f"{SCHEMA_VERSION}.26"
 
 
 def outdated_reason(meta: dict) -> str | None:

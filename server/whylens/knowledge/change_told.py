@@ -47,6 +47,9 @@ _FAILURE = (
     r"|did(?:n'?t|\s+not)\s+work|unbound|chokes?|mismatch\w*|undefined|null|nil|none|missing|lost"
     r"|ignored|corrupt\w*|slow\w*|allocations?|timed\s+out|times\s+out|vulnerab\w*|unsafe|insecure|previously"
     r"|fix\w*")
+# A reason alone ("because", "so that", "to avoid", "instead of", ...): ``confidence`` hides a
+# change told like a commit subject only when it gives none.
+GIVES_REASON = re.compile(rf"\b(?:{_REASON})\b", re.IGNORECASE)
 # A reason, a rule or condition, or a failure: the sentence explains something.
 EXPLAINS = re.compile(rf"\b(?:{_REASON}|{_RULE}|{_FAILURE})\b|,\s*to\s+\w+", re.IGNORECASE)
 

@@ -15,7 +15,8 @@ Never shown (confidence 0):
   ``WIDE_SYMBOLS`` symbols, unless it names the symbol;
 - a sentence that opens with a connective ("However, …", "(Eliminating …"): alone on a card it
   continues a sentence that is not there; and the other kinds ``fragment`` lists (a plan, the
-  state before, pasted output, the author's own story in the first person, chit-chat, …);
+  state before, pasted output, the author's own story in the first person, chit-chat, what the
+  change does told like a commit subject, a guess, …);
 - a sentence that names another symbol its commit changed — not one holding or held by this
   one — and not this one ("do not call super in Response#finish …" on ``drop_body?``): it is
   that symbol's story (tune card items: 2 noise, 10 marginal, 1 useful).
@@ -36,6 +37,8 @@ import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+
+from whylens.knowledge.change_told import GIVES_REASON
 
 UNIT_FIELDS = {"pattern": "pitfall", "fact": "constraint", "skill": "fix"}
 RECORD_FIELDS = ("problem", "cause", "decision", "rejected")
@@ -138,28 +141,31 @@ def evidence(text: str, field: str, knowledge: float, symbol: str, change: str |
     names = [s for s in dict.fromkeys(commit_symbols) if s != symbol]
     mine = names_symbol(text, symbol)
     strangers = [s for s in names if not related(s, symbol)]
-    words, is_fragment, leans_modal, pronoun, about_change, lead = _text_evidence(text)
+    words, is_fragment, leans_modal, told, pronoun, about_change, lead = _text_evidence(text)
     about_other = bool(lead) and not names_symbol(lead, symbol) \
         and any(names_symbol(lead, s) for s in names)
     return ItemEvidence(
         field=field, knowledge=knowledge, change=change, breadth=len(names) + 1,
         names_symbol=mine, names_other=not mine and any(names_symbol(text, s) for s in names),
         words=words,
-        fragment=is_fragment or (field != "decision" and leans_modal),
+        fragment=is_fragment or (field != "decision" and leans_modal)
+        or (field != "fix" and told),
         pronoun=pronoun, about_change=about_change,
         title=title, whole_work=whole_work, about_other=about_other,
         only_other=not mine and any(names_symbol(text, s) for s in strangers))
 
 
 @lru_cache(maxsize=1_024)
-def _text_evidence(text: str) -> tuple[int, bool, bool, bool, bool, str]:
+def _text_evidence(text: str) -> tuple[int, bool, bool, bool, bool, bool, str]:
     """What ``evidence`` reads from the text alone: its words, whether it is a fragment, opens
-    "This should / will ...", opens with a pronoun or speaks of the change, and the name heading
+    "This should / will ...", tells the change like a commit subject (``told_like_subject``),
+    opens with a pronoun or speaks of the change, and the name heading
     it (cached: a unit or claim is weighed on the card of each symbol its commit changed, one
     after the other)."""
     head = _HEAD.match(text)
     return (len(_WORDS.findall(text)), fragment(text), bool(_LEANS_MODAL.match(text)),
-            bool(_PRONOUN.match(text)), bool(_SELF.match(text)), head.group(1) if head else "")
+            told_like_subject(text), bool(_PRONOUN.match(text)), bool(_SELF.match(text)),
+            head.group(1) if head else "")
 
 
 # A sentence headed by a name and a colon ("RM_ZsetRem: delete the key if empty") is about that
@@ -238,12 +244,33 @@ _ABOUT_COMMENT = re.compile(r"\b(?:the|this|that)\s+(?:code\s+)?(?:comments?|doc
                             r"|doc\s+comments?)\b", re.I)
 
 
+# What the change does, told like a commit subject ("Add a setting ...", "Change the exclusion
+# order ...", "Let the status helper accept ...", "The change introduces ...", "Resolved the
+# issue by ...") with no reason: the history line's subject says what was done (issue 13, round
+# 27: tune card items 4 marginal and no useful outside fixes, distinct labelled tune card texts
+# 34 marginal + 7 noise, no useful; tune sentences 346 no knowledge, 6 knowledge, 4 of them
+# fixes). A fix may say it so ("Use ... substitution ..."); "Fix ..." is not matched: of those,
+# as many are useful as not.
+_TOLD_LIKE_SUBJECT = re.compile(
+    r"^\W*(?:(?:add|change|let|make|introduce|allow|support|use|update|implement|refactor|rework"
+    r"|extend|expose|switch|convert|replace|resolved?\s+(?:the|this)\s+(?:issue|problem|bug)"
+    r"\s+by)\b|(?:internally,?\s+)?(?:this|the)\s+(?:change|commit|patch|pr)\s+(?:introduces"
+    r"|modifies|adds|changes|makes|allows|switches|replaces|uses)\b)", re.I)
+# ... or a guess, a hope or a wish, not what the code is ("probably ...", "Ideally we'd ...",
+# "... may have been due to ...", "did not seem to ...": tune card items 6 marginal, texts 7
+# marginal + 1 noise, no useful; tune sentences 5 no knowledge, 3 knowledge).
+_GUESS = re.compile(
+    r"\b(?:probably|ideally|suspected|(?:may|might)\s+have\s+been|perhaps|maybe|presumably"
+    r"|hopefully|(?:do|does|did)(?:n't|\s+not)\s+(?:really\s+)?seem"
+    r"|(?:could|may|might)\s+be\s+a\s+regression)\b", re.I)
+
+
 def fragment(text: str) -> bool:
     """Alone on a card the sentence continues one that is not there, lost its start, speaks of
     the tests, CI or the review, says the change is safe, is a plan or a wish, tells the state
     before the change, speaks of the release notes, is pasted code, a diagram or tool output,
-    runs two commit subjects together, tells the author's own story, chats, or speaks of a
-    comment (never shown)."""
+    runs two commit subjects together, tells the author's own story, chats, speaks of a
+    comment, or guesses (never shown)."""
     marks = len(_CODE_MARKS.findall(text))
     return bool(_FRAGMENT.match(text) or _HEADLESS.match(text) or _ABOUT_TESTS.search(text)
                 or _NAMES_TEST.search(text) or _CI.search(text) or _SAFE.search(text)
@@ -251,7 +278,13 @@ def fragment(text: str) -> bool:
                 or (marks >= CODE_MARKS_MIN and marks > CODE_MARKS_SHARE * len(text))
                 or len(_DRAWING.findall(text)) >= DRAWING_MIN or _PASTED_ERROR.match(text)
                 or _REVIEW.search(text) or _GLUED.search(text) or _FIRST_PERSON.search(text)
-                or _CHATTER.search(text) or _ABOUT_COMMENT.search(text))
+                or _CHATTER.search(text) or _ABOUT_COMMENT.search(text) or _GUESS.search(text))
+
+
+def told_like_subject(text: str) -> bool:
+    """What the change does, told like a commit subject, with no reason (never shown, but as a
+    fix: a fix says what to do, "Use ${variable:-} substitution ...")."""
+    return bool(_TOLD_LIKE_SUBJECT.match(text)) and not GIVES_REASON.search(text)
 
 
 def confidence(item: ItemEvidence) -> float:

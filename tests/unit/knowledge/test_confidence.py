@@ -85,7 +85,7 @@ def test_what_a_card_never_shows():
     # pasted code, not prose
     ("{{if .HasSubCommands}} Additional help topics: {{range .Commands}} {{rpad .CommandPath "
      ".Padding}} {{end}}{{end}}", True),
-    ("Use ${variable:-} substitution in Bash, that assigns an empty string as default for unbound "
+    ("The ${variable:-} substitution in Bash assigns an empty string as default for unbound "
      "variables.", False),
     # a proposal or a wish, not the code as it is
     ("Let's also make it nil-able to indicate that a default Content-Type should never be "
@@ -158,10 +158,31 @@ def test_what_a_card_never_shows():
     ("Mux doesn't build on Go < 1.7 so the comment doesn't really need to clarify anymore.", True),
     ("Comments in the config file must start with a hash, since the parser drops them.", False),
     ("The mapping must be (key: value) pairs; a list of keys is rejected.", False),
+    # what the change does, told like a commit subject with no reason; a guess (round 27)
+    ("Add a setting \"subdomain offset\" for the app, which can be used to change req.subdomains.",
+     True),
+    ("Let the status helper accept symbols, by looking up the numeric code in Rack::Utils", True),
+    ("The change introduces strings.Builder and replaces SplitN with Index.", True),
+    ("Resolved the issue by recreating the factory for each call instead of reusing it.", False),
+    ("Resolved the issue by recreating the factory for each call.", True),
+    ("Use the pool's own lock, because the server thread closes sockets it does not own.", False),
+    ("Users of the pool must add a timeout when the server closes idle sockets.", False),
+    ("Ideally we'd have a compact impl for GlobSet too, but that's a lot more work.", True),
+    ("Prior complexity may have been due to encoding issues, but this doesn't seem to matter.",
+     True),
+    ("On some Android phones an older version is probably bundled in and picked up first.", True),
+    ("self.content could be None, so the pool may raise a TypeError on close.", False),
 ])
 def test_a_sentence_that_explains_nothing_alone_is_never_shown(text, hidden):
     item = evidence(text, "constraint", 0.9, "Pool.get", "body", ("Pool.get",))
     assert never_shown(item) is hidden
+
+
+def test_a_fix_may_say_what_to_do_like_a_commit_subject():
+    text = "Use ${variable:-} substitution in Bash, that assigns an empty string as default."
+    assert not never_shown(evidence(text, "fix", 0.9, "Pool.get", "body", ("Pool.get",)))
+    assert never_shown(evidence(text, "constraint", 0.9, "Pool.get", "body", ("Pool.get",)))
+    assert never_shown(evidence(text, "decision", 0.9, "Pool.get", "body", ("Pool.get",)))
 
 
 def test_a_decision_may_say_what_the_change_will_do():
