@@ -35,10 +35,13 @@ DEPTH = 15
 FEATURES = ("score", "lexical", "cosine", "sentence_coverage", "sentence_cosine",
             "title_coverage", "sentences", "typed", "explains", "identifiers")
 # Fitted by bench/tune_search.py --stage rerank on the tune half (230 questions; lambda 1.0;
-# leave one repository out: top 1 0.539 -> 0.591, MRR 0.614 -> 0.652).
+# leave one repository out: top 1 0.539 -> 0.591, MRR 0.614 -> 0.652); then the two length
+# priors cut (``sentences`` 0.4051, ``explains`` 0.2751 as fitted): a long message with many
+# reason cues took the first place from a short one that answers (bench/tune_top.py, tune
+# half: see docs/benchmarks.md, issue 12, round 27).
 COEFFICIENTS = {"score": 1.4572, "lexical": 0.9102, "cosine": 1.1466, "sentence_coverage": 1.8108,
-                "sentence_cosine": 1.3867, "title_coverage": 1.0994, "sentences": 0.4051,
-                "typed": 0.1272, "explains": 0.2751, "identifiers": 0.3956}
+                "sentence_cosine": 1.3867, "title_coverage": 1.0994, "sentences": 0.25,
+                "typed": 0.1272, "explains": 0.15, "identifiers": 0.3956}
 _REASON = re.compile(
     r"\b(?:because|since|so that|otherwise|prevent\w*|previously|caus\w*|would|could|can't|"
     r"cannot|leads? to|in order to|avoid\w*|instead|which means|due to|reason\w*)\b", re.I)
