@@ -36,14 +36,15 @@ def changed_base_lines(view) -> list[tuple[int, int]]:
 def blame_rows(git_dir: str, reader, views, base: str, read_indexed=None) -> list[list]:
     """``[path, line, index sha or None, git sha, git -w sha, unmapped index sha]`` for the
     changed base lines: the index's blame of the line where it sits at the index's revision
-    (``review_lines``, as ``fragile`` reads it since review13; ``read_indexed`` reads files
-    there, None when that is the base), then of the same line number (before review13)."""
+    (``review_lines``; none when that revision changed it; ``read_indexed`` reads files there,
+    None when that is the base), then of the same line number (before review13)."""
     rows: list[list] = []
     for view in views:
         if view.base_text is None or not view.hunks:
             continue
         path = view.change.old_path or view.path
-        at = line_map(view.base_text, safe_read(read_indexed, path)) if read_indexed else same
+        at = line_map(view.base_text, safe_read(read_indexed, path), replaced=False) \
+            if read_indexed else same
         for start, end in changed_base_lines(view):
             if len(rows) >= MAX_LINES:
                 return rows
@@ -51,8 +52,8 @@ def blame_rows(git_dir: str, reader, views, base: str, read_indexed=None) -> lis
             plain = git_blame(git_dir, base, path, start, end)
             ignoring = git_blame(git_dir, base, path, start, end, "-w")
             for n in range(start, end + 1):
-                mapped = at(n)
-                entry = reader.line_blame(path, mapped) if mapped is not None else None
+                mapped = at(n)  # the same line there, or none when changed since the base
+                entry = reader.line_blame(path, mapped[0]) if mapped else None
                 unmapped = reader.line_blame(path, n)
                 rows.append([path, n, entry.commit if entry else None, plain.get(n), ignoring.get(n),
                              unmapped.commit if unmapped else None])

@@ -109,8 +109,8 @@ def near_commits(reader, view: FileView, read_indexed: TextReader | None = None)
             lines.update(range(hunk.old_start - NEAR_LINES + 1, hunk.old_start + NEAR_LINES + 1))
     path = view.change.old_path or view.path
     at = line_map(view.base_text, safe_read(read_indexed, path)) if read_indexed else same
-    mapped = (at(n) for n in sorted(n for n in lines if n > 0)[:MAX_BLAMED_LINES])
-    found = (reader.line_blame(path, n) for n in mapped if n is not None)
+    mapped = sorted({m for n in sorted(n for n in lines if n > 0) for m in at(n)})
+    found = (reader.line_blame(path, n) for n in mapped[:MAX_BLAMED_LINES])
     return {entry.commit for entry in found if entry is not None}
 
 

@@ -153,9 +153,11 @@ def test_a_pull_request_reviewed_with_a_later_mainline_index_reads_the_blame_of_
     assert "was fixed 4 times in the last 180 days" in found[0]["body"]
 
 
-def test_a_base_line_the_indexed_revision_changed_has_no_blame(make_repo, index_dir):
-    """The mainline rewrote the split line the branch changes: no fix of the index last
-    changed that line as the branch has it, so the line condition finds nothing there."""
+def test_a_base_line_the_indexed_revision_rewrote_reads_the_blame_of_what_replaced_it(
+        make_repo, index_dir):
+    """The mainline put 30 lines above ``parse`` and rewrote the split line the branch changes:
+    the commit that rewrote it is what the branch's change of that line runs into (not the
+    commit of whatever line has its number there now)."""
     from whylens.cli.review import indexed_reader
     from whylens.retrieval.review_fragile import near_commits
     from whylens.retrieval.review_hunks import file_view
@@ -164,14 +166,22 @@ def test_a_base_line_the_indexed_revision_changed_has_no_blame(make_repo, index_
     _fixed(repo, 4)
     base = repo.git("rev-parse", "HEAD").strip()
     text = (repo.root / "parse.py").read_text(encoding="utf-8")
-    repo.commit("Split on tabs\n", {"parse.py": text.replace("text.split(',')", "text.split('\\t')")})
+    helper = "".join(f"HELPER_{i} = {i}\n" for i in range(30))
+    repo.commit("Add helper constants\n", {"parse.py": helper + text})
+    repo.commit("Split on tabs\n", {"parse.py": helper + text.replace("text.split(',')", "text.split('\\t')")})
     run_index(repo.root, index_dir)
     repo.git("checkout", "-q", "-b", "feature", base)
     repo.commit("Split on semicolons\n", {"parse.py": text.replace("text.split(',')", "text.split(';')")})
     with IndexStore(index_dir).reader() as reader, open_repository(repo.root) as git:
-        head = git.resolve("feature")
+        head, tabs = git.resolve("feature"), git.resolve("main")
         [view] = [file_view(c, revision_reader(git, head), revision_reader(git, base))
                   for c in diff_changes(git, base, head)]
         mapped = near_commits(reader, view, indexed_reader(git, reader, base))
-        tabs = git.resolve("main")
-    assert tabs not in mapped and mapped  # the lines around it are still known
+        by_number = near_commits(reader, view)  # line numbers of the base read at the mainline's
+    assert tabs in mapped and tabs not in by_number
+    fixes = {sha for sha in mapped if reader_subject(repo, sha).startswith("Fix crash")}
+    assert fixes  # the neighbouring lines, moved down 30 there, still name the fix that added them
+
+
+def reader_subject(repo, sha: str) -> str:
+    return repo.git("log", "-1", "--format=%s", sha).strip()
