@@ -36,6 +36,38 @@ def times(repo: str) -> dict[str, int]:
     return {sha: int(ts) for sha, ts in (line.split() for line in out.splitlines())}
 
 
+def diff_lines(repo: str, a: str, b: str, sign: str) -> dict[str, set[str]]:
+    """path → the whitespace-collapsed lines ``git diff -U0 a b`` adds (``+``) or removes (``-``)."""
+    out = subprocess.run(["git", "--git-dir", repo, "diff", "-U0", "--no-color", a, b],
+                         capture_output=True, text=True, errors="replace").stdout
+    found: dict[str, set[str]] = collections.defaultdict(set)
+    path = ""
+    for line in out.splitlines():
+        if line.startswith("+++ ") or line.startswith("--- "):
+            if line.startswith("+++ ") or not path:
+                path = line[6:] if line[4:6] in ("a/", "b/") else path
+            continue
+        if line.startswith(sign) and len(" ".join(line[1:].split())) > 3:
+            found[path].add(" ".join(line[1:].split()))
+    return found
+
+
+def what_the_fix_changed(repo: str, row: dict) -> str:
+    """Where the later revert or fix landed, as seen from the change: ``its lines`` (it removes
+    or rewrites a line the change added), ``its symbols`` (a symbol the change touched, other
+    lines), ``its files`` (other symbols of a file it touched), ``elsewhere``."""
+    added = diff_lines(repo, row["base"], row["head"], "+")
+    later = row["later"]
+    removed = diff_lines(repo, f"{later}^", later, "-")
+    if any(added[p] & removed.get(p, set()) for p in added):
+        return "its lines"
+    if {tuple(t) for t in row["targets"]} & {tuple(t) for t in row["later_symbols"]}:
+        return "its symbols"
+    if set(added) & set(row["later_files"]):
+        return "its files"
+    return "elsewhere"
+
+
 def leads_of(git, reader, row: dict, when: int) -> dict[tuple, set]:
     """lead → the (path, symbol) of the change it holds on."""
     views = [v for v in (file_view(c, revision_reader(git, row["head"]), revision_reader(git, row["base"]))
@@ -70,6 +102,7 @@ def main() -> None:
     when = times(data["repo"])
     cases = collections.Counter()
     ordinary = collections.Counter()
+    landed: collections.Counter = collections.Counter()
     n_cases = n_ordinary = 0
     with open_repository(data["repo"]) as git, IndexStore(args.index).reader() as reader:
         for row in data["results"]:
@@ -78,6 +111,7 @@ def main() -> None:
             found = leads_of(git, reader, row, when[row["at"]])
             if row["set"] == "case":
                 n_cases += 1
+                landed[row["kind"], what_the_fix_changed(data["repo"], row)] += 1
                 later = {tuple(t) for t in row["later_symbols"]}
                 for lead, where in found.items():
                     cases[lead] += bool(where & later)
@@ -86,6 +120,7 @@ def main() -> None:
                 for lead in found:
                     ordinary[lead] += 1
     print(f"== {data['name']}: {n_cases} cases, {n_ordinary} ordinary")
+    print("the later revert / fix: " + ", ".join(f"{k} {w} {n}" for (k, w), n in sorted(landed.items())))
     print("fixes  days  line  | cases hit        | ordinary / 100")
     for lead in LEADS:
         k, days, line = lead
