@@ -86,7 +86,7 @@ import types
 from datetime import datetime, timezone
 from pathlib import Path
 
-from whylens.cli.review import change_message, history_patches, revision_reader
+from whylens.cli.review import change_message, history_patches, indexed_reader, revision_reader
 from whylens.history.diff import diff_changes
 from whylens.history.repo import open_repository
 from whylens.index.store import IndexStore
@@ -223,8 +223,9 @@ def run_engines(git_repo, reader, base_reader, base: str, head: str, floor: floa
     changes = diff_changes(git_repo, base, head)
     read_head, read_base = revision_reader(git_repo, head), revision_reader(git_repo, base)
     patches, message = history_patches(git_repo), change_message(git_repo, base, head)
+    read_indexed = indexed_reader(git_repo, reader, base)
     new = review(reader, git_repo.root, changes, read_head, gate=floor, cap=1000,
-                 read_base=read_base, patches=patches, message=message)
+                 read_base=read_base, patches=patches, message=message, read_indexed=read_indexed)
     old = baseline.review.review(base_reader, git_repo.root, changes, read_head, gate=floor, cap=1000,
                                  read_base=read_base, patches=baseline.history_patches(git_repo),
                                  message=message) if baseline else []
@@ -232,7 +233,7 @@ def run_engines(git_repo, reader, base_reader, base: str, head: str, floor: floa
     code = sum(1 for v in views if v.hunks)
     wide = {(v.path, sym.name) for v in views for sym in v.symbols
             if file_wide(sym, len(git_lines(v.head_text)))}
-    blamed = blame_rows(blame_in, reader, views, base) if blame_in else []
+    blamed = blame_rows(blame_in, reader, views, base, read_indexed) if blame_in else []
     return [as_dict(s, wide) for s in new], [as_dict(s, wide) for s in old], code, blamed
 
 

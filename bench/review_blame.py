@@ -8,6 +8,9 @@ from __future__ import annotations
 import re
 import subprocess
 
+from whylens.retrieval.review_hunks import safe_read
+from whylens.retrieval.review_lines import line_map, same
+
 MAX_LINES = 400  # changed base lines looked at per change
 _HEADER = re.compile(r"^([0-9a-f]{40}) \d+ (\d+)")
 
@@ -30,13 +33,18 @@ def changed_base_lines(view) -> list[tuple[int, int]]:
     return [(h.old_start, h.old_start + h.old_count - 1) for h in view.hunks if h.old_count]
 
 
-def blame_rows(git_dir: str, reader, views, base: str) -> list[list]:
-    """``[path, line, index sha or None, git sha, git -w sha]`` for the changed base lines."""
+def blame_rows(git_dir: str, reader, views, base: str, read_indexed=None) -> list[list]:
+    """``[path, line, index sha or None, git sha, git -w sha, unmapped index sha]`` for the
+    changed base lines: the index's blame of the line where it sits at the index's revision
+    (``review_lines``; none when that revision changed it; ``read_indexed`` reads files there,
+    None when that is the base), then of the same line number (before review13)."""
     rows: list[list] = []
     for view in views:
         if view.base_text is None or not view.hunks:
             continue
         path = view.change.old_path or view.path
+        at = line_map(view.base_text, safe_read(read_indexed, path), replaced=False) \
+            if read_indexed else same
         for start, end in changed_base_lines(view):
             if len(rows) >= MAX_LINES:
                 return rows
@@ -44,6 +52,9 @@ def blame_rows(git_dir: str, reader, views, base: str) -> list[list]:
             plain = git_blame(git_dir, base, path, start, end)
             ignoring = git_blame(git_dir, base, path, start, end, "-w")
             for n in range(start, end + 1):
-                entry = reader.line_blame(path, n)
-                rows.append([path, n, entry.commit if entry else None, plain.get(n), ignoring.get(n)])
+                mapped = at(n)  # the same line there, or none when changed since the base
+                entry = reader.line_blame(path, mapped[0]) if mapped else None
+                unmapped = reader.line_blame(path, n)
+                rows.append([path, n, entry.commit if entry else None, plain.get(n), ignoring.get(n),
+                             unmapped.commit if unmapped else None])
     return rows

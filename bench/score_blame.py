@@ -9,6 +9,8 @@ another commit (older than git's: it passed over a layout-only commit; newer: th
 a later mainline revision than a pull request's base), or knows none. Per change: whether the
 index names the same set of commits, and whether a real fix (``review_fragile.is_fix``) that
 git blame names is missing from the index's set (the line condition ``fragile`` asks for).
+Since review13 the index's blame is of the line where the base line sits at the index's
+revision (``retrieval.review_lines``); ``--unmapped``: of the same line number, as before.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ def commit_meta(repo: str) -> dict[str, tuple[int, str]]:
     return meta
 
 
-def score(path: str) -> None:
+def score(path: str, unmapped: bool = False) -> None:
     data = json.load(open(path, encoding="utf-8"))
     meta = commit_meta(data["repo"])
     lines = collections.Counter()
@@ -50,7 +52,9 @@ def score(path: str) -> None:
         same_rev = row["at"] == row["base"]
         tag = "base" if same_rev else "pr"
         index_set, git_set = set(), set()
-        for where, _n, index, plain, ignoring in blame:
+        for where, _n, index, plain, ignoring, *rest in blame:
+            if unmapped and rest:
+                index = rest[0]
             if not blamed(where):
                 continue
             lines["lines", tag] += 1
@@ -97,8 +101,11 @@ def score(path: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("replays", nargs="+")
-    for path in parser.parse_args().replays:
-        score(path)
+    parser.add_argument("--unmapped", action="store_true",
+                        help="the index's blame of the same line number (before review13)")
+    args = parser.parse_args()
+    for path in args.replays:
+        score(path, args.unmapped)
 
 
 if __name__ == "__main__":

@@ -65,6 +65,19 @@ def revision_reader(repo, rev: str):
     return read
 
 
+def indexed_reader(repo, reader, base: str | None):
+    """A reader of files at the index's revision when that is not ``base`` (the index's line
+    blame is of its lines: ``retrieval.review_lines``), else None; None too when the repository
+    does not have that commit (an index copied from elsewhere: lines are then taken as they are)."""
+    last = (getattr(reader, "meta", None) or {}).get("last_sha")
+    if not last or last == base:
+        return None
+    try:
+        return revision_reader(repo, repo.resolve(last))
+    except (UnknownRevisionError, ValueError):
+        return None
+
+
 def history_patches(repo):
     """A ``PatchReader`` over ``repo``: one ``git log --no-walk -p`` for the asked commits,
     limited to the asked paths (unreadable or unknown commits are simply absent). A merge
@@ -211,7 +224,8 @@ def _review_patch(args, cap: int, gate: dict) -> tuple[dict, object, object]:
     # are found by their lines (without them a diff got only the message-level checks)
     with open_repository(where) as repo, open_reader(args, where) as reader:
         report = review_report(reader, root, changes, heads.get, cap=cap, read_base=bases.get,
-                               patches=history_patches(repo), **gate)
+                               patches=history_patches(repo), **gate,
+                               read_indexed=indexed_reader(repo, reader, None))
         links = links_for(reader, root)
     info = {"base": None, "head": None, "diff": {"files": len(changes), "skipped": skipped}}
     return info, report, links
@@ -246,7 +260,8 @@ def cmd_pr_comments(args) -> int:
             report = review_report(
                 reader, repo.root, changes, read_head, cap=args.cap, **gate,
                 read_base=revision_reader(repo, base), patches=history_patches(repo),
-                message=change_message(repo, base, head))
+                message=change_message(repo, base, head),
+                read_indexed=indexed_reader(repo, reader, base))
             links = links_for(reader, repo.root)
     if head == base:  # asked on purpose or not, the answer is empty; say why
         report = dataclasses.replace(report, notices=(

@@ -85,19 +85,21 @@ class ReviewReport:
 def review(reader, repo_root, changes: list[FileChange], read_head: TextReader, *,
            cap: int = DEFAULT_CAP, gate: float = GATE, now: float | None = None,
            read_base: TextReader | None = None, patches: PatchReader | None = None,
-           message: str = "", exists: Callable[[str], bool] | None = None) -> list[Suggestion]:
+           message: str = "", exists: Callable[[str], bool] | None = None,
+           read_indexed: TextReader | None = None) -> list[Suggestion]:
     """Suggestions for ``changes`` (a diff base → head), best first, at most ``cap``
     (``review_report`` without the notices)."""
     return review_report(reader, repo_root, changes, read_head, cap=cap, gate=gate, now=now,
                          read_base=read_base, patches=patches, message=message,
-                         exists=exists).suggestions
+                         exists=exists, read_indexed=read_indexed).suggestions
 
 
 def review_report(reader, repo_root, changes: list[FileChange], read_head: TextReader, *,
                   cap: int = DEFAULT_CAP, gate: float = GATE, now: float | None = None,
                   read_base: TextReader | None = None, patches: PatchReader | None = None,
                   message: str = "", exists: Callable[[str], bool] | None = None,
-                  max_lines: int = MAX_REVIEW_LINES) -> ReviewReport:
+                  max_lines: int = MAX_REVIEW_LINES,
+                  read_indexed: TextReader | None = None) -> ReviewReport:
     """Review ``changes``.
 
     ``read_head(path)`` / ``read_base(path)`` return a file's text at head / base (None when
@@ -106,7 +108,8 @@ def review_report(reader, repo_root, changes: list[FileChange], read_head: TextR
     ``message`` is the change's commit messages (or PR text). ``exists(path)`` tells whether a
     file exists at head (default: ``read_head`` finds it). ``repo_root`` is kept for callers
     that resolve paths. ``now`` (unix seconds): the review's clock for "recent"; default the
-    newest indexed commit.
+    newest indexed commit. ``read_indexed(path)``: a file's text at the index's revision, when
+    that is not ``base`` (the index's line blame is of that revision's lines).
     """
     ctx = ReviewContext(reader, now, message)
     changes = list(changes or ())
@@ -124,7 +127,7 @@ def review_report(reader, repo_root, changes: list[FileChange], read_head: TextR
     views = [v for v in (file_view(c, read_head, read_base) for c in kept) if v is not None]
     for view in views:
         neighbours = _file_pitfalls(reader, view.paths)
-        near = functools.cache(functools.partial(near_commits, reader, view))
+        near = functools.cache(functools.partial(near_commits, reader, view, read_indexed))
         for where in view.changed_symbols():
             _check_symbol(ctx, where, view.paths, neighbours, message, near)
     review_reapply.check(ctx, views, patches)

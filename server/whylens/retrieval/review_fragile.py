@@ -36,7 +36,8 @@ from whylens.markup import code, inline
 from whylens.models import HistoryEntry
 from whylens.retrieval.citations import commit_ref
 from whylens.retrieval.review_context import DAY, ReviewContext
-from whylens.retrieval.review_hunks import ChangedSymbol, FileView
+from whylens.retrieval.review_hunks import ChangedSymbol, FileView, TextReader, safe_read
+from whylens.retrieval.review_lines import line_map, same
 from whylens.retrieval.review_guarded import FIX, NOT_A_FAILURE, REVERT_SUBJECT, product_source
 from whylens.retrieval.text import relative_age
 
@@ -95,9 +96,11 @@ def fixed_lines(history: list[HistoryEntry]) -> set[str]:
     return {e.commit for e in history if is_fix(e.subject)}
 
 
-def near_commits(reader, view: FileView) -> set[str]:
+def near_commits(reader, view: FileView, read_indexed: TextReader | None = None) -> set[str]:
     """The commits that last changed the base lines the change modifies, and ``NEAR_LINES``
-    either side of each changed block (an insertion: the lines around it)."""
+    either side of each changed block (an insertion: the lines around it). ``read_indexed``
+    reads a file at the index's revision when that is not the change's base (``review_lines``:
+    each base line is looked up where it sits there); without it the base is taken to be it."""
     lines: set[int] = set()
     for hunk in view.hunks:
         if hunk.old_count:
@@ -105,7 +108,9 @@ def near_commits(reader, view: FileView) -> set[str]:
         else:
             lines.update(range(hunk.old_start - NEAR_LINES + 1, hunk.old_start + NEAR_LINES + 1))
     path = view.change.old_path or view.path
-    found = (reader.line_blame(path, n) for n in sorted(n for n in lines if n > 0)[:MAX_BLAMED_LINES])
+    at = line_map(view.base_text, safe_read(read_indexed, path)) if read_indexed else same
+    mapped = sorted({m for n in sorted(n for n in lines if n > 0) for m in at(n)})
+    found = (reader.line_blame(path, n) for n in mapped[:MAX_BLAMED_LINES])
     return {entry.commit for entry in found if entry is not None}
 
 

@@ -120,3 +120,68 @@ def test_a_fragile_function_changed_away_from_its_fixes_lines_is_not_flagged(mak
     text = (repo.root / "parse.py").read_text(encoding="utf-8")
     repo.write("parse.py", text.replace("p.rstrip('.')", "p.rstrip('!')"))
     assert _found(repo, index_dir) == []
+
+
+def _pull_request_on_a_moved_mainline(repo, index_dir) -> str:
+    """``parse`` fixed four times; a branch from there changes its split line; meanwhile the
+    mainline puts 30 lines above ``parse`` and is indexed. Returns the branch point."""
+    _fixed(repo, 4)
+    branch_point = repo.git("rev-parse", "HEAD").strip()
+    helper = "".join(f"HELPER_{i} = {i}\n" for i in range(30))
+    text = (repo.root / "parse.py").read_text(encoding="utf-8")
+    repo.commit("Add helper constants\n", {"parse.py": helper + "\n\n" + text}, days=1)
+    run_index(repo.root, index_dir)
+    repo.git("checkout", "-q", "-b", "feature", branch_point)
+    repo.commit("Split on semicolons\n", {"parse.py": text.replace("text.split(',')", "text.split(';')")})
+    return branch_point
+
+
+def test_a_pull_request_reviewed_with_a_later_mainline_index_reads_the_blame_of_its_lines(
+        make_repo, index_dir, capsys):
+    """The index's line blame is of the mainline's lines: the branch's base line of the split
+    sits 32 lines lower there (review13: looked up where it sits, not by its number)."""
+    import json
+
+    from whylens.cli import main
+
+    repo = make_repo("moved")
+    base = _pull_request_on_a_moved_mainline(repo, index_dir)
+    assert main(["pr-comments", "--repo", str(repo.root), "--index-dir", str(index_dir),
+                 "--base", base, "--head", "feature", "--format", "json"]) == 0
+    found = [s for s in json.loads(capsys.readouterr().out)["suggestions"] if s["kind"] == "fragile"]
+    assert [(s["symbol"], s["path"]) for s in found] == [("parse", "parse.py")]
+    assert "was fixed 4 times in the last 180 days" in found[0]["body"]
+
+
+def test_a_base_line_the_indexed_revision_rewrote_reads_the_blame_of_what_replaced_it(
+        make_repo, index_dir):
+    """The mainline put 30 lines above ``parse`` and rewrote the split line the branch changes:
+    the commit that rewrote it is what the branch's change of that line runs into (not the
+    commit of whatever line has its number there now)."""
+    from whylens.cli.review import indexed_reader
+    from whylens.retrieval.review_fragile import near_commits
+    from whylens.retrieval.review_hunks import file_view
+
+    repo = make_repo("rewritten")
+    _fixed(repo, 4)
+    base = repo.git("rev-parse", "HEAD").strip()
+    text = (repo.root / "parse.py").read_text(encoding="utf-8")
+    helper = "".join(f"HELPER_{i} = {i}\n" for i in range(30))
+    repo.commit("Add helper constants\n", {"parse.py": helper + text})
+    repo.commit("Split on tabs\n", {"parse.py": helper + text.replace("text.split(',')", "text.split('\\t')")})
+    run_index(repo.root, index_dir)
+    repo.git("checkout", "-q", "-b", "feature", base)
+    repo.commit("Split on semicolons\n", {"parse.py": text.replace("text.split(',')", "text.split(';')")})
+    with IndexStore(index_dir).reader() as reader, open_repository(repo.root) as git:
+        head, tabs = git.resolve("feature"), git.resolve("main")
+        [view] = [file_view(c, revision_reader(git, head), revision_reader(git, base))
+                  for c in diff_changes(git, base, head)]
+        mapped = near_commits(reader, view, indexed_reader(git, reader, base))
+        by_number = near_commits(reader, view)  # line numbers of the base read at the mainline's
+    assert tabs in mapped and tabs not in by_number
+    fixes = {sha for sha in mapped if reader_subject(repo, sha).startswith("Fix crash")}
+    assert fixes  # the neighbouring lines, moved down 30 there, still name the fix that added them
+
+
+def reader_subject(repo, sha: str) -> str:
+    return repo.git("log", "-1", "--format=%s", sha).strip()
