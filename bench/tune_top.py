@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from qbench import ROOT, TUNE, answer_shown, ensure_index, questions, split_args, wanted_commits  # noqa: E402,I001
 
+from tune_search import is_right  # noqa: E402
 from whylens.index.store import IndexStore  # noqa: E402
 from whylens.models import Record  # noqa: E402
 from whylens.render.hits import flatten, without_title  # noqa: E402
@@ -64,13 +65,6 @@ def tune_questions(name: str) -> list[tuple[str, str, str, set[str], str]]:
                 out.append(("keyword", f"{name}-k{n}", query.strip(),
                             {p.strip() for p in expected.split(",") if p.strip()}, ""))
     return out
-
-
-def is_right(scored, wanted: set[str]) -> bool:
-    shas = [scored.commit]
-    if isinstance(scored.item, Record):
-        shas += list(scored.item.fixing_commits)
-    return any(s.startswith(w) for s in shas for w in wanted)
 
 
 def dump(reader, text: str, wanted: set[str]) -> list[dict]:
