@@ -40,8 +40,7 @@ class IndexEvent:
         return min(99, int(self.done * 100 / self.total)) if self.total else None
 
 
-_PHASE_WORDS = {"records": "building decision records", "commit": "writing the index",
-                "done": "done"}
+_PHASE_WORDS = {"records": "building decision records", "commit": "writing the index"}
 
 
 def phase_message(event: IndexEvent) -> str:
@@ -164,11 +163,9 @@ class Eta:
     TAIL_SHARE = 0.2
     TAIL_MAX = 60.0  # seconds: a segmented backfill wrote most of its index along the way
 
-    def __init__(self, phase: str = "", rate: float | None = None) -> None:
+    def __init__(self, rate: float | None = None) -> None:
         """``rate``: the pace an earlier process of the same run measured (a segmented
-        backfill); used until this one has its own. ``phase`` is accepted for callers that
-        name the phase the run resumes in."""
-        del phase
+        backfill); used until this one has its own."""
         self._samples: deque[tuple[float, int]] = deque()
         self._start: float | None = None  # the first commit mined in this process
         self._rate: float | None = rate

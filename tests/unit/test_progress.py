@@ -86,7 +86,7 @@ def test_the_pace_follows_a_history_that_gets_dearer():
 
 
 def test_a_handed_over_pace_answers_at_once():
-    eta = Eta("mine", 40.0)  # the previous segment's pace
+    eta = Eta(40.0)  # the previous segment's pace
     left = eta.update("mine", 4_000, 8_000, 0.0)
     assert left is not None and abs(left - (4_000 / 40 + Eta.TAIL_SHARE * 200)) < 1e-6
 
@@ -122,6 +122,6 @@ def test_progress_lines_say_what_the_run_does(make_repo, index_dir, capsys):
 def test_a_long_backfill_promises_at_most_a_minute_for_its_final_write():
     """A segmented backfill writes its index segment by segment: on the 101,966-commit history
     the records and the final write took 40 s of a 2,830 s run."""
-    eta = Eta("mine", 10.0)
+    eta = Eta(10.0)
     left = eta.update("mine", 50_000, 100_000, 0.0)
     assert left is not None and abs(left - (5_000 + Eta.TAIL_MAX)) < 1e-6

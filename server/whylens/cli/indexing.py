@@ -65,7 +65,7 @@ class _Progress:
             style = "bar" if sys.stderr.isatty() else "lines"
         self.style = style
         self.last = 0.0
-        self.eta = Eta("mine", pace) if pace else Eta()  # pace: the previous segment's
+        self.eta = Eta(pace)  # pace: the previous segment's, if any
 
     def __call__(self, phase: str, done: int, total: int) -> None:
         if self.style == "none":
