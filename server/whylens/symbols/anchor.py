@@ -32,27 +32,26 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from whylens.models import FORMATTING_KIND, Commit, FileChange, SymbolEvent
-from whylens.symbols.extract import parse_outline, reparse_outline
 from whylens.symbols.bodies import body_of, born_body, old_body
 from whylens.symbols.hunks import (
-    DiffMemo, HunkText, bare_name, defined_names, diff_hunks, hunk_rows, hunk_texts,
-    trimmed_range,
+    DiffMemo, HunkText, bare_name, defined_names, diff_hunks, hunk_texts,
 )
 from whylens.symbols.languages import language_for_path
 from whylens.symbols.matching import Added, Deleted, resolve
+from whylens.symbols.outline_cache import (
+    DEFAULT_CACHE_BYTES, DEFAULT_CACHE_ENTRIES, ChangedLines, OutlineCache,
+)
 from whylens.symbols.parse import Outline, supported
 from whylens.symbols.skip import content_skip_reason, path_skip_reason
 from whylens.symbols.change_kind import Definitions, classify
 from whylens.symbols.tracking import FileState, born_spans, compare_parsed, track_back
 
-DEFAULT_CACHE_ENTRIES = 16  # parsed outlines (source and tree) kept for incremental re-parses
-DEFAULT_CACHE_BYTES = 1_500_000  # their source bytes (a tree costs 10-20 times its source)
 DEFAULT_STATE_SPANS = 150_000  # definitions kept in file states (about 200 bytes each)
 MAX_FILES_PER_COMMIT = 2_000  # source files a commit may touch and still be anchored by symbol
 MAX_MERGE_NOTES = 500_000
 _UNCHANGED_KINDS = ("added", "deleted", "renamed", "moved")  # what an ignored commit keeps
 # what ``checkpoint`` leaves out: the blob reader and the caches (a re-parse gives the same tree)
-_TRANSIENT = frozenset({"_reader", "_diffs", "_cache", "_cached_bytes", "_missing"})
+_TRANSIENT = frozenset({"_reader", "_diffs", "_outlines", "_missing"})
 
 
 class Anchorer:
@@ -72,16 +71,11 @@ class Anchorer:
         self._diffs = diffs or DiffMemo()  # whole-version diffs (shared with the line blame)
         self._missing = False  # the commit being anchored lacks an object (see ``events``)
         self._attributes = tuple(attributes)
-        self._cache: OrderedDict[str, Outline | str] = OrderedDict()  # sha → outline or skip
-        self._cache_entries = cache_entries
-        self._cache_bytes = cache_bytes
-        self._cached_bytes = 0
         self._states: OrderedDict[str, FileState | str] = OrderedDict()  # sha → state or skip
         self._state_spans = state_spans
         self._held_spans = 0
         self._max_files = max_files
         self._path_reasons: dict[str, str | None] = {}
-        self._last_parsed: dict[str, str] = {}  # path → the blob of it parsed last
         self._path_states: dict[str, str] = {}  # path → the blob of it whose state came last
         self._merge_parents: dict[str, str] = {}  # a merge parent's blob → the merge's blob
         self.stats: dict = {
@@ -98,6 +92,7 @@ class Anchorer:
             "events": 0,
             "commits_missing_objects": 0,  # commits git or the blob reader lacked objects of
         }
+        self._outlines = OutlineCache(self.stats, cache_entries, cache_bytes)
 
     def checkpoint(self) -> dict:
         """What this anchorer carries from commit to commit (file states, notes, statistics),
@@ -108,6 +103,7 @@ class Anchorer:
     def restore(self, state: dict) -> None:
         """Go on from a ``checkpoint()`` (of an anchorer built with the same settings)."""
         vars(self).update(state)
+        self._outlines.stats = self.stats  # the restored statistics count this one's parses
 
     def events(self, commit: Commit) -> list[SymbolEvent]:
         """The substantive symbol changes of ``commit`` (none for merges or skipped files).
@@ -184,7 +180,7 @@ class Anchorer:
             return []
         self.stats["files"] += 1
         whole = list(texts[0].added) if old_blob is None and texts and len(texts) == 1 else None
-        lines = _Lines(self, change.new_blob, whole)
+        lines = ChangedLines(self._outlines, self._read_blob, change.new_blob, whole)
         if old_blob is None:
             added.extend(Added(change.path, new, k, body_of(lines.lines, new, k))
                          for k in range(len(new.spans)))
@@ -196,12 +192,13 @@ class Anchorer:
             self._store(old_blob, old, change.old_path or change.path)
             added.extend(Added(change.path, new, k, born_body(texts, new, k))
                          for k in sorted(born))
-            defs = Definitions(_Lines(self, old_blob, None).source, old, lines.lines, new)
+            old_lines = ChangedLines(self._outlines, self._read_blob, old_blob, None)
+            defs = Definitions(old_lines.source, old, lines.lines, new)
             return _events(sha, change.path, language, new, touches, defs)
         return self._parsed(sha, change, old_blob, language, new, texts, lines, added, deleted)
 
     def _parsed(self, sha: str, change: FileChange, old_blob: str, language: str,
-                new: FileState, texts: list[HunkText] | None, lines: _Lines,
+                new: FileState, texts: list[HunkText] | None, lines: ChangedLines,
                 added: list[Added], deleted: list[Deleted]) -> list[SymbolEvent]:
         """Compare with the parsed old version (see the module docstring)."""
         outline = self._outline(old_blob, language, change.path, change)
@@ -319,8 +316,9 @@ class Anchorer:
         definition."""
         if data is None or content_skip_reason("", len(data), data) is not None:
             return None
-        cached = self._cache.get(sha)
-        source = cached.source if isinstance(cached, Outline) else self._read_blob(sha)
+        source = self._outlines.source(sha)
+        if source is None:
+            source = self._read_blob(sha)
         texts = self._diffs.diff(own_sha, sha, data, source) if source is not None else None
         if texts is None:
             return None
@@ -352,51 +350,17 @@ class Anchorer:
     def _outline(self, sha: str | None, language: str, path: str,
                  change: FileChange | None = None, data: bytes | None = None
                  ) -> Outline | str | None:
-        """Blob ``sha`` of ``path`` parsed (cached), or its skip reason, or None for no blob.
-
-        Re-parsed incrementally when another version of the file is still cached: from the new
-        side of ``change`` by its hunks, else from the version of ``path`` parsed last, by the
-        lines between their common start and common end."""
+        """Blob ``sha`` of ``path`` parsed (``OutlineCache.outline``), or its skip reason, or
+        None for no blob."""
         if not sha:
             return None
-        cached = self._cache.get(sha)
+        cached = self._outlines.get(sha)
         if cached is not None:
-            self._cache.move_to_end(sha)
-            self.stats["cache_hits"] += 1
             return cached
         data = self._read_blob(sha) if data is None else data
         if data is None:
             return None
-        reason = content_skip_reason("", len(data), data)
-        if reason is not None:
-            self._remember(sha, reason, 0)
-            return reason
-        other = self._cache.get(change.new_blob) if change and change.new_blob else None
-        if change is not None and isinstance(other, Outline) and other.tree is not None \
-                and change.hunks:
-            ranges = [(nr, nc, orow, oc) for orow, oc, nr, nc in map(hunk_rows, change.hunks)]
-        else:
-            other = self._cache.get(self._last_parsed.get(path, ""))
-            ranges = trimmed_range(other.source, data) if isinstance(other, Outline) else []
-        if isinstance(other, Outline) and other.tree is not None and other.language == language \
-                and ranges:
-            outline = reparse_outline(other, data, ranges)
-            self.stats["incremental"] += 1
-        else:
-            outline = parse_outline(data, language)
-        self.stats["parsed"] += 1
-        self._remember(sha, outline, len(data))
-        self._last_parsed[path] = sha
-        return outline
-
-    def _remember(self, sha: str, value: Outline | str, size: int) -> None:
-        self._cache[sha] = value
-        self._cached_bytes += size
-        while self._cache and (len(self._cache) > self._cache_entries
-                               or self._cached_bytes > self._cache_bytes):
-            _, evicted = self._cache.popitem(last=False)
-            if isinstance(evicted, Outline):
-                self._cached_bytes -= len(evicted.source)
+        return self._outlines.outline(sha, data, language, path, change)
 
     def _read_blob(self, sha: str) -> bytes | None:
         data = self._reader(sha)
@@ -412,26 +376,6 @@ class Anchorer:
     def _skipped(self, reason: str) -> None:
         counts = self.stats["files_skipped"]
         counts[reason] = counts.get(reason, 0) + 1
-
-
-class _Lines:
-    """The lines of a file change's new version, from the patch when it holds the whole file,
-    else from the parse cache or the blob (read once, on first need)."""
-
-    def __init__(self, anchorer: Anchorer, sha: str, whole: list[bytes] | None) -> None:
-        self._anchorer, self._sha = anchorer, sha
-        self._lines: list[bytes] | None = whole  # an added file's patch is all of it
-
-    def source(self) -> bytes:
-        cached = self._anchorer._cache.get(self._sha)
-        if isinstance(cached, Outline):
-            return cached.source
-        return self._anchorer._read_blob(self._sha) or b""
-
-    def lines(self) -> list[bytes]:
-        if self._lines is None:
-            self._lines = self.source().splitlines(keepends=True)
-        return self._lines
 
 
 def _events(sha: str, path: str, language: str, state: FileState, touches: dict,

@@ -25,7 +25,7 @@ from whylens.models import Commit, FileChange
 from whylens.symbols.formatting import formatting_only, surely_differs
 from whylens.symbols.hunks import DiffMemo, HunkText, diff_hunks, hunk_texts, matched_lines
 from whylens.symbols.languages import language_for_path
-from whylens.symbols.tracking import align
+from whylens.symbols.line_map import align
 
 END = 1 << 40  # "to the end of the file" for the segment a file starts with
 OPEN = END >> 1  # a segment ending beyond this runs to the end of the file

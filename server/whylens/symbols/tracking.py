@@ -22,15 +22,12 @@ or ``body``. Only the definition's own lines count (innermost wins, as in ``outl
 
 from __future__ import annotations
 
-import difflib
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
 from whylens.symbols.hunks import HunkText, defined_names
+from whylens.symbols.line_map import LineMapper, align
 from whylens.symbols.parse import Outline
-
-ALIGN_MAX_CELLS = 250_000  # a hunk bigger than this (removed × added lines) aligns by position
-
 
 @dataclass(slots=True)
 class Span:
@@ -152,40 +149,6 @@ class Touch:
 # -- carrying a state back through hunks --------------------------------------------------------
 
 
-def _after(hunk: HunkText) -> tuple[int, int]:
-    """(first new line after the hunk, first old line after it)."""
-    new_after = hunk.new_start + hunk.new_count if hunk.new_count else hunk.new_start + 1
-    old_after = hunk.old_start + hunk.old_count if hunk.old_count else hunk.old_start + 1
-    return new_after, old_after
-
-
-class _Mapper:
-    """Where a new line was in the old version: ``locate(line)`` is the old line number when
-    no hunk added the line, else ``-1 - k`` for hunk ``k``."""
-
-    def __init__(self, hunks: list[HunkText]) -> None:
-        self.hunks = hunks
-        self.afters = [_after(h) for h in hunks]
-        self.new_afters = [a[0] for a in self.afters]
-
-    def locate(self, line: int) -> int:
-        k = bisect_right(self.new_afters, line) - 1  # the hunks before ``line`` end at k
-        hunks = self.hunks
-        if k + 1 < len(hunks):
-            h = hunks[k + 1]
-            if h.new_count and h.new_start <= line:
-                return -2 - k
-        if k < 0:
-            return line
-        new_after, old_after = self.afters[k]
-        return line - new_after + old_after
-
-    def added_by(self, line: int) -> int:
-        """Index of the hunk that added ``line``, or -1 when the line is unchanged."""
-        where = self.locate(line)
-        return -1 - where if where < 0 else -1
-
-
 def born_spans(state: FileState, hunks: list[HunkText]) -> tuple[set[int], set[int]]:
     """(spans whose lines one hunk added: new in this change, or rewritten; other spans whose
     name line was added: maybe new around old lines, or renamed).
@@ -197,7 +160,7 @@ def born_spans(state: FileState, hunks: list[HunkText]) -> tuple[set[int], set[i
     named: set[int] = set()
     if not any(h.new_count for h in hunks):
         return born, named
-    mapper = _Mapper(hunks)
+    mapper = LineMapper(hunks)
     locate = mapper.locate
     same_names: dict[int, bool] = {}
     for index, span in enumerate(state.spans):
@@ -225,24 +188,6 @@ def _python_indent(lines: tuple[bytes, ...] | list[bytes]) -> int | None:
     widths = [len(line.expandtabs(8)) - len(line.expandtabs(8).lstrip())
               for line in lines if line.strip()]
     return min(widths) if widths else None
-
-
-def align(removed: tuple[bytes, ...], added: tuple[bytes, ...]) -> list[int | None]:
-    """For each removed line, the added line it became (None: deleted outright); with the
-    arguments swapped, for each added line the removed line it replaced."""
-    if not added:
-        return [None] * len(removed)
-    if len(removed) == len(added):
-        return list(range(len(removed)))
-    out: list[int | None] = [None] * len(removed)
-    matcher = difflib.SequenceMatcher(None, [r.strip() for r in removed],
-                                      [a.strip() for a in added],
-                                      autojunk=len(removed) * len(added) > ALIGN_MAX_CELLS)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag in ("equal", "replace"):
-            for i in range(i1, i2):
-                out[i] = j1 + min((i - i1) * (j2 - j1) // (i2 - i1), j2 - j1 - 1)
-    return out
 
 
 def _gap(hunk: HunkText, aligned: list[int | None], i: int) -> int:
@@ -316,7 +261,7 @@ def track_back(language: str, state: FileState, hunks: list[HunkText],
                 low[k] = min(low.get(k, old_line), old_line)
                 high[k] = max(high.get(k, old_line), old_line)
                 k = spans[k].parent
-    mapper = _Mapper(hunks)
+    mapper = LineMapper(hunks)
     locate = mapper.locate
     kept: list[tuple[int, int, int]] = []  # (old start, -old end, new index)
     bounds: dict[int, tuple[int, int, int]] = {}
@@ -326,8 +271,8 @@ def track_back(language: str, state: FileState, hunks: list[HunkText],
         start: int = locate(span.start)
         end: int = locate(span.end)
         if start < 0 or end < 0 or index in low:  # the span meets a hunk
-            first = _unchanged_from(mapper, span.start, span.end, 1)
-            last = _unchanged_from(mapper, span.end, span.start, -1)
+            first = mapper.unchanged_from(span.start, span.end, 1)
+            last = mapper.unchanged_from(span.end, span.start, -1)
             starts = [locate(first)] if first is not None else []
             ends = [locate(last)] if last is not None else []
             if index in low:
@@ -370,18 +315,6 @@ def _shared_column(span: Span, line: int, removed: bytes, hunk: HunkText) -> int
         return -1
     column = span.body_col
     return column if hunk.added[index][:column] == removed[:column] else -1
-
-
-def _unchanged_from(mapper: _Mapper, line: int, limit: int, step: int) -> int | None:
-    """The first line from ``line`` towards ``limit`` that no hunk added, or None."""
-    k = mapper.added_by(line)
-    if k < 0:
-        return line
-    hunk = mapper.hunks[k]
-    candidate = hunk.new_start + hunk.new_count if step > 0 else hunk.new_start - 1
-    if (step > 0 and candidate > limit) or (step < 0 and candidate < limit):
-        return None
-    return candidate if mapper.added_by(candidate) < 0 else None
 
 
 # -- comparing with a parsed old version --------------------------------------------------------

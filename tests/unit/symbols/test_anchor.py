@@ -213,7 +213,20 @@ def test_cache_is_bounded(make_repo):
         repo.commit(f"c{n}", {"a.py": f"def f():\n    return {n}\n"})
     anchorer = Anchorer(blob_reader(repo), cache_entries=2)
     events_by_commit(repo, anchorer)
-    assert len(anchorer._cache) <= 2
+    assert len(anchorer._outlines) <= 2
+
+
+def test_a_restored_anchorer_counts_its_parses_in_its_own_stats(make_repo):
+    repo = make_repo()
+    shas = [repo.commit(f"name it {name}", {"a.py": f"def {name}():\n    return 1\n"})
+            for name in ("f", "g", "h")]
+    first = Anchorer(blob_reader(repo))
+    first.events(commit_of(repo, shas[2]))  # a rename: both versions parsed
+    parsed = first.stats["parsed"]
+    second = Anchorer(blob_reader(repo))
+    second.restore(first.checkpoint())
+    second.events(commit_of(repo, shas[1]))  # another rename: the older version is parsed
+    assert second.stats["parsed"] > parsed
 
 
 def test_events_do_not_depend_on_walk_order_or_cache_size(make_repo):
