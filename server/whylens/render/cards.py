@@ -20,7 +20,7 @@ from whylens.retrieval.citations import (
     item_url,
     record_ref,
 )
-from whylens.retrieval.said_once import repeats, said_once, same_text, summary_parts
+from whylens.retrieval.said_once import repeats, said_once, summary_parts
 
 MAX_CARD_CHARS = 1200
 CARD_RECORDS = 2
@@ -88,12 +88,12 @@ def line_text(change: LineChange, links: WebLinks | None, limit: int) -> str:
 def line_rationale(change: LineChange) -> str:
     """What the history says of the commit behind a line: its knowledge, else its record."""
     for unit in sorted(change.units, key=lambda u: -u.weight):
-        if not same_text(unit.content, change.entry.subject):
+        if not repeats(unit.content, [change.entry.subject]):
             return unit.content
     record = change.record
     if record is not None:
         for claim in (*record.cause, *([record.problem] if record.problem else []), *record.decision):
-            if not same_text(claim.text, change.entry.subject):
+            if not repeats(claim.text, [change.entry.subject]):
                 return claim.text
     return ""
 

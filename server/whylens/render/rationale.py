@@ -11,7 +11,6 @@ change's history line, after its subject.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from whylens.history.links import WebLinks
@@ -19,7 +18,7 @@ from whylens.models import FORMATTING_KIND, Record, Story, Unit
 from whylens.render.cards import LABEL, day, line_text, outcome, reversal_line, title
 from whylens.markup import code, inline
 from whylens.retrieval.citations import change_ref, commit_ref, record_ref
-from whylens.retrieval.said_once import repeats, said_once, same_text
+from whylens.retrieval.said_once import repeats, said_once, shown_fields
 
 MAX_WHY_CHARS = 4000
 FIELD_CHARS = 400
@@ -96,18 +95,15 @@ def _choose(blocks: list[_Block], budget: int | None) -> list[_Block]:
 
 
 def _said_once(chosen: list[_Block]) -> list[_Block]:
-    """The chosen blocks, each thing said once (``cards.said_once``): a decision that shows
-    nothing but a title a unit says is left out (the unit, typed, cites the same change);
-    otherwise a unit that a chosen decision's title or fields already say is, and so is a unit
-    another unit says."""
+    """The chosen blocks, each thing said once (``cards.said_once``): a unit that a chosen
+    decision's title or fields already say is left out, and so is a unit another unit says.
+    (A decision with nothing but a title a pitfall or constraint says never reaches the story:
+    ``said_once.distinct`` leaves it out, so that the counts are what the card shows.)"""
     units = sorted((b for b in chosen if b.section in UNIT_PRIORITY),
                    key=lambda b: (SECTIONS.index(b.section), b.order))
     told = [b.says[0] for b in units]
-    bare = {id(b) for b in chosen if b.section == "decisions" and len(b.says) == 1
-            and repeats(b.says[0], told)}
-    said = [text for b in chosen if b.section == "decisions" and id(b) not in bare
-            for text in b.says]
-    dropped = {id(b) for b, kept in zip(units, said_once(told, said)) if not kept} | bare
+    said = [text for b in chosen if b.section == "decisions" for text in b.says]
+    dropped = {id(b) for b, kept in zip(units, said_once(told, said)) if not kept}
     return [b for b in chosen if id(b) not in dropped]
 
 
@@ -148,12 +144,13 @@ def _blocks(story: Story, links: WebLinks | None) -> list[_Block]:
 
 
 def _notes(story: Story) -> dict[str, list[str]]:
-    """What each change did, by commit (``Story.notes``), each said once: not its subject again."""
+    """What each change did, by commit (``Story.notes``), each said once: not its subject or a
+    run of it again (the table cuts a long subject; its first sentence is no note)."""
     subjects = {e.commit: e.subject for e in story.changes}
     out: dict[str, list[str]] = {}
     for unit in story.notes:
         text = unit.content or unit.title
-        if not same_text(text, subjects.get(unit.commit, "")):
+        if not repeats(text, [subjects.get(unit.commit, "")]):
             out.setdefault(unit.commit, []).append(text)
     return out
 
@@ -163,33 +160,16 @@ def _record_lines(story: Story, record: Record,
     """The record's lines and the texts they show; its fields each said once: not the title
     again, not a field above again, not a unit's words again (the unit's line, typed as a
     pitfall or constraint, says it, or a note's on the history line)."""
-    said = [record.title] + [u.content for u in (*story.units, *story.notes)]
-
-    def new(text: str) -> bool:
-        if repeats(text, said) or same_text(text, _without_fix_verb(record.title)):
-            return False
-        said.append(text)
-        return True
-
     lines = [f"**{record_ref(record, links)} {inline(record.title, 200)}** — "
              f"outcome: *{outcome(story, record)}*"]
     shown = [record.title]
-    for name, claims in (("Problem", (record.problem,) if record.problem else ()),
-                         ("Cause", record.cause), ("Decision", record.decision),
-                         ("Rejected", record.rejected)):
-        for claim in claims:
-            if new(claim.text):
-                lines.append(f"- {name}: {inline(claim.text, FIELD_CHARS)}")
-                shown.append(claim.text)
+    for name, text in shown_fields(record, [u.content for u in (*story.units, *story.notes)]):
+        lines.append(f"- {name}: {inline(text, FIELD_CHARS)}")
+        shown.append(text)
     fixed = _fixed_here(story, record)
     if fixed:
         lines.append(f"- Fixed in: {', '.join(commit_ref(sha, links) for sha in fixed)}")
     return lines + [""], tuple(shown)
-
-
-def _without_fix_verb(title: str) -> str:
-    """"Fix memory leaks" → "memory leaks": a problem that only repeats the title."""
-    return re.sub(r"^\W*(?:fix(?:es|ed|ing)?|bug ?fix(?:es)?)\s+", "", title.strip(), flags=re.I)
 
 
 def _fixed_here(story: Story, record: Record) -> list[str]:

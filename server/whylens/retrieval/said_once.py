@@ -66,6 +66,32 @@ def summary_parts(record: Record) -> tuple[str, str, str]:
         record.rejected[0].text if record.rejected else "")
 
 
+def without_fix_verb(title: str) -> str:
+    """"Fix memory leaks" → "memory leaks": a problem that only repeats the title."""
+    return re.sub(r"^\W*(?:fix(?:es|ed|ing)?|bug ?fix(?:es)?)\s+", "", title.strip(), flags=re.I)
+
+
+FIELDS = ("Problem", "Cause", "Decision", "Rejected")
+
+
+def shown_fields(record: Record, said: Iterable[str]) -> list[tuple[str, str]]:
+    """(field name, text) of each field a card shows of ``record``, each said once: not its
+    title again (with or without a fix verb), not a field above again, not one of ``said``
+    (what the card's units say)."""
+    seen = [record.title, *said]
+    plain = without_fix_verb(record.title)
+    shown: list[tuple[str, str]] = []
+    claims = ((record.problem,) if record.problem else (), record.cause, record.decision,
+              record.rejected)
+    for name, group in zip(FIELDS, claims):
+        for claim in group:
+            if repeats(claim.text, seen) or same_text(claim.text, plain):
+                continue
+            seen.append(claim.text)
+            shown.append((name, claim.text))
+    return shown
+
+
 def distinct(units: Sequence[Unit], records: Sequence[Record]
              ) -> tuple[tuple[Unit, ...], tuple[Record, ...]]:
     """``units`` and ``records`` each saying something the others do not: a decision known only

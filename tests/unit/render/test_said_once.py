@@ -33,6 +33,33 @@ C2 = C.replace("int gen_foreach(int y) {\n", "int gen_foreach(int y) {\n  y = y 
 C3 = C2.replace("int implode(int z) {\n", "int implode(int z) {\n  if (z < 0) z = 0xFFFD;\n")
 NETRC_CAUSE = "getpwuid() call fails, which can happen when running under a UID"
 NETRC_DECISION = "is unlikely to be backported to Python 2.x even if fixed"
+OBJ = ("int getLongDoubleFromObject(robj *o, long double *target) {\n"
+       "  long double value = strtold(o->ptr, NULL);\n  *target = value;\n  return 0;\n}\n")
+OBJ2 = OBJ.replace("strtold(o->ptr, NULL);", "strtold(o->ptr, &eptr);\n  if (isspace(eptr[0])) return -1;")
+OBJ3 = OBJ2.replace("isspace(eptr[0])", "eptr[0] != '\\0' || isspace(eptr[0])")
+STRICT = ("string to number API is now more strict not accepting spaces before or after the "
+          "number. A few tests converted to match the new error messages using the word float "
+          "instead of double.")
+LD2STRING = r"""fix string to double conversion, stopped parsing on \0 even if the string has more data.
+
+getLongLongFromObject calls string2ll which has this line:
+/* Return if not all bytes were used. */
+so if you pass an sds with 3 characters "1\01" it will fail.
+
+but getLongDoubleFromObject calls strtold, and considers it ok if eptr[0]==`\0`
+i.e. if the end of the string found by strtold ends with null terminator
+
+127.0.0.1:6379> set a 1
+OK
+127.0.0.1:6379> setrange a 2 2
+(integer) 3
+127.0.0.1:6379> get a
+"1\x002"
+127.0.0.1:6379> incrbyfloat a 2
+"3"
+127.0.0.1:6379> get a
+"3"
+"""  # redis adf2701, merged as #4470
 JSON_TITLE = "Fix TypeError when get json-encoded content of a response"
 
 
@@ -42,7 +69,13 @@ def history(tmp_path_factory):
 
     root = tmp_path_factory.mktemp("said-once")
     repo = init_repo(root / "repo")
-    repo.commit("Add the client", {"client.py": PY, "src/jv.c": C})
+    repo.commit("Add the client", {"client.py": PY, "src/jv.c": C, "src/object.c": OBJ})
+    repo.commit(f"{STRICT}\n", {"src/object.c": OBJ2})  # redis d93f9a8
+    repo.git("checkout", "-q", "-b", "fix_string_to_double")
+    repo.commit(LD2STRING, {"src/object.c": OBJ3, "tests/incr.tcl": "test {incrbyfloat} {}\n"})
+    repo.git("checkout", "-q", "main")
+    merge(repo, "fix_string_to_double", "Merge pull request #4470 from oranagra/fix_string_to_double"
+          "\n\nfix string to double conversion, stopped parsing on \\0 …")
     repo.git("checkout", "-q", "-b", "paranoid")
     repo.commit("get_netrc_auth: handle os.path.expanduser failure\n\n"
                 "os.path.expanduser can raise a KeyError when $HOME is not set and the\n"
@@ -126,12 +159,22 @@ def shown_items(markdown: str, heading: str) -> int:
 
 @pytest.mark.parametrize("path, symbol", [("client.py", "Response.json"),
                                           ("client.py", "get_netrc_auth"),
-                                          ("src/jv.c", "gen_foreach"), ("src/jv.c", "implode")])
+                                          ("src/jv.c", "gen_foreach"), ("src/jv.c", "implode"),
+                                          ("src/object.c", "getLongDoubleFromObject")])
 def test_the_counts_a_card_gives_are_the_items_it_shows(history, path, symbol):
     """"1 pitfall known" never heads a card whose only pitfall a decision already says (gin's
-    ServeHTTP: the pitfall was hidden as a repetition and still counted)."""
+    ServeHTTP: the pitfall was hidden as a repetition and still counted), nor "1 decision" one
+    whose decision only a pitfall's words would show (redis getLongDoubleFromObject)."""
     repo, reader = history
     story = why(reader, path, symbol=symbol, repo_root=repo.root, now=NOW)
     text = rationale(story, max_chars=None)
     assert (shown_items(text, "Pitfalls"), shown_items(text, "Decisions")) == (
         story.counts.pitfalls, story.counts.records), text
+
+
+def test_a_history_line_never_repeats_its_subject_in_a_note(history):
+    """redis d93f9a8: the subject, cut at 120 characters in the table, was followed by its own
+    first sentence as a note."""
+    text, _ = _cards(history, "src/object.c", "getLongDoubleFromObject")
+    row = next(line for line in text.splitlines() if line.startswith("|") and "more strict" in line)
+    assert row.count("not accepting spaces") == 1, row
