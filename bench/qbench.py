@@ -38,12 +38,18 @@ MIRRORS = {
     "gson": "/work/.mirror/google+gson/repo",
     "ripgrep": "/work/.mirror/BurntSushi+ripgrep/repo",
     "okhttp": "/work/.mirror/square+okhttp/repo",
+    "serde": "/work/.mirror/serde-rs+serde/repo",
+    "sinatra": "/work/.mirror/sinatra+sinatra/repo",
+    "lodash": "/work/.mirror/lodash+lodash/repo",
 }
 # Questions (bench/labels/questions): the first four tune repositories' since round 4, httpx,
 # cobra, gson, ripgrep and okhttp's since round 10 (written blind).
 TUNE = ("requests", "express", "mux", "redis", "httpx", "cobra", "gson", "ripgrep")
 HELD_OUT = ("flask", "axios", "gin", "jq", "okhttp")
-ERRORS_TUNE = ("requests", "httpx", "express")
+# Errors (bench/labels/errors): requests, httpx, express since round 6; gson, cobra, mux,
+# ripgrep, serde, sinatra, lodash, redis since round 28 (mostly errors pasted without frames).
+ERRORS_TUNE = ("requests", "httpx", "express", "gson", "cobra", "mux", "ripgrep", "serde",
+               "sinatra", "lodash", "redis")
 ERRORS_HELD_OUT = ("flask", "axios")
 BUDGET = 256
 TOP = 10

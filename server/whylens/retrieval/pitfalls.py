@@ -5,7 +5,8 @@ points at (the enclosing symbol of an error line, the frames of a trace), the co
 changed those symbols (their commit documents: most fixes yield no typed unit), and search
 (``search.rank``) for the failure's names and message with the frames' files and functions as
 context. Each candidate is scored on independent signals (``pitfall_signals``: what failed,
-where it failed); below ``GATE`` a candidate is not shown.
+where it failed); below the gate (``GATE``, or ``FRAMELESS_GATE`` for an error without a failing
+function here: ``pitfall_signals.setting``) a candidate is not shown.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from whylens.index.commitdocs import doc_id
 from whylens.models import Pitfall, Record, Symbol, Unit
 from whylens.retrieval.errortext import Frame, ParsedError, parse_error_text
 from whylens.retrieval.evidence import item_text
-from whylens.retrieval.pitfall_signals import FRAME_DECAY, GATE, kind_of, score
+from whylens.retrieval.pitfall_signals import (  # noqa: F401  (GATE: re-exported)
+    FRAME_DECAY, GATE, kind_of, score, setting,
+)
 from whylens.retrieval.search import WEIGHTS, SearchContext, rank
 from whylens.retrieval.paths import repo_relative, source_bytes
 from whylens.symbols.languages import language_for_path
@@ -188,7 +191,7 @@ def _rank(candidates: dict[str, _Candidate], parsed: ParsedError, line: int | No
     scored: list[Pitfall] = []
     for cand in candidates.values():
         confidence, _signals = score(cand.item, parsed, cand.symbol, cand.retrieval, frames)
-        if confidence < GATE:
+        if confidence < setting(frames, cand.symbol)[1]:
             continue
         scored.append(Pitfall(item=cand.item, score=confidence,
                               reason=_reason(cand.item, parsed, cand.where),

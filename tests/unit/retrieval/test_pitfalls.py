@@ -166,3 +166,16 @@ def test_explain_error_does_not_use_the_question_gate(pool_repo, monkeypatch):
         monkeypatch.setattr(question_gate, "confidence", lambda _features, sure=sure: sure)
         seen.append([(p.item.id, p.score) for p in explain_error(reader, TRACE)])
     assert seen[0] == seen[1] and seen[0][0][0]
+
+
+def test_an_error_without_a_failing_function_here_has_its_own_setting():
+    """Frameless: two message words, search's first hit and a fix word pass, where the framed
+    setting (which leans on where-it-failed evidence) would stay silent."""
+    from whylens.retrieval.pitfall_signals import confidence, setting
+
+    values = {"words": 0.5, "retrieval": 1.0, "fix": 1.0}
+    weights, gate = setting(())
+    assert confidence("pattern", values, weights) >= gate
+    framed_weights, framed_gate = setting((("fetch", 1.0),))
+    assert confidence("pattern", values, framed_weights) < framed_gate
+    assert setting((), symbol=0.85) == (framed_weights, framed_gate)  # anchored: framed
