@@ -70,8 +70,8 @@ def merge_small_bounded(writer, segments) -> list:
 
 def merge_all(writer) -> None:
     """Whoosh's OPTIMIZE merge, done before the writer's own documents are added (their
-    document numbers then follow the merged ones'; ``whoosh_fixes.lengths_as_merged`` counts
-    their field lengths as a merge would have)."""
+    document numbers then follow the merged ones'; ``whoosh_fixes`` makes their field lengths
+    count as a merge would count them)."""
     _add_segments(writer, writer.segments)
 
 

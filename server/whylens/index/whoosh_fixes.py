@@ -1,4 +1,5 @@
-"""A fix to a Whoosh hot path that changes nothing Whoosh writes or reads, and a helper.
+"""Two changes to Whoosh's writing: a hot-path cache that changes nothing written or read, and
+field-length totals that do not depend on when segments were merged.
 
 ``W3PerDocReader.doc_field_length`` asks ``has_column`` (a file-system ``stat``) on every call
 for a field that has no lengths column (``id``, ``type``, ``paths``, ``author``, ``ts``: only
@@ -6,6 +7,16 @@ for a field that has no lengths column (``id``, ``type``, ``paths``, ``author``,
 none". Writing a segment asks it once per posting of every field, so on psf/requests a full
 index made ~200,000 ``stat`` calls (4% of the indexer's CPU, more in the final merge). A
 segment's files never change once written, so the answer is cached like the reader is.
+
+Whoosh stores a document's field length as one byte (``length_to_byte``: exact up to 10, then
+in steps) and a segment's total length, which BM25 divides by, as a sum. A document added by
+``add_document`` added its exact length to that sum; one copied by a merge (``add_reader``)
+adds the length read back from its byte. So the total, and every BM25 score, depended on
+whether a document had passed through a merge, that is on flush timing: a rebuild whose final
+write merged nothing kept exact totals, one that merged rounded them (0.2% apart on
+psf/requests), and a cheaper flush cadence changed the index. ``W3PerDocWriter.add_field``
+now adds the length as its byte reads back, every time: the same byte is stored, and a
+segment's total is the same however its documents got there (rounding is idempotent).
 """
 
 from __future__ import annotations
@@ -34,24 +45,15 @@ def _install() -> None:
     cls._cached_reader = _cached_reader
     cls._whylens_cached = True
 
+    writer_cls = whoosh3.W3PerDocWriter
+    add_field = writer_cls.add_field
+
+    def add_field_as_stored(self, fieldname, fieldobj, value, length):
+        if length:
+            length = byte_to_length(length_to_byte(length))  # what a merge reads back
+        return add_field(self, fieldname, fieldobj, value, length)
+
+    writer_cls.add_field = add_field_as_stored
+
 
 _install()
-
-
-def lengths_as_merged(writer) -> None:
-    """Make ``writer`` (a ``SegmentWriter``) count the field lengths of the documents added to
-    it from now on as a merge counts them. A merge reads each document's length back from its
-    segment, where it is stored as one byte (``length_to_byte``: exact up to small lengths,
-    then in steps); a segment's total length, which BM25 divides by, sums those. Documents
-    added straight into the writer that merges (``IndexWriter`` at commit) would add their exact
-    lengths instead, and the total would differ (by 0.2% on psf/requests) from the index that
-    writing them to a segment and merging it gives. The stored byte is the same either way."""
-    perdoc = writer.perdocwriter
-    add_field = perdoc.add_field
-
-    def add_field_as_merged(fieldname, fieldobj, value, length):
-        if length:
-            length = byte_to_length(length_to_byte(length))
-        return add_field(fieldname, fieldobj, value, length)
-
-    perdoc.add_field = add_field_as_merged

@@ -277,7 +277,6 @@ class IndexWriter:
             merge_now = final and self._optimizes(writer.segments, len(docs))
             if merge_now:
                 merge_all(writer)
-                whoosh_fixes.lengths_as_merged(writer)
             for doc in docs:
                 fields = {k: v for k, v in doc.items() if k != MEANING}
                 if simple or final or (self.fresh and doc["id"] not in self._written):

@@ -53,8 +53,11 @@ from whylens.symbols.skip import path_skip_reason
 
 log = logging.getLogger(__name__)
 
-# The first flush comes early so a big backfill answers within seconds; each later one waits
-# twice as long (up to the cap), because every Whoosh flush makes a segment that slows search.
+# The first flush comes early so a big backfill answers within seconds (the walk is newest
+# first: it holds the recent history hovers ask about); each later one waits the cap. A flush
+# makes a Whoosh segment that slows search until the commit merges it, and every document it
+# wrote is read back and rewritten by that merge: doubling the wait from the first (1, 3, 7, 15,
+# 31 s...) had a 12-second psf/requests rebuild write most of its documents twice.
 FIRST_FLUSH_SECONDS = 1.0
 MAX_FLUSH_SECONDS = 60.0
 BATCH_COMMITS = 400  # hand work to the index writer in batches of this many commits
@@ -332,7 +335,7 @@ class _Miner:
                 batch = []
                 writer.flush()
                 self.report("mine", walked, self.total.value())
-                interval = min(interval * 2, MAX_FLUSH_SECONDS)
+                interval = MAX_FLUSH_SECONDS
                 next_flush = time.monotonic() + interval
         writer.add_commits(batch)
         self.report("mine", walked, self.total.value(wait=cut[0] is False))

@@ -12,7 +12,7 @@ import tracemalloc
 from whoosh.filedb.filestore import FileStorage
 from whoosh.writing import PostingPool
 
-from whylens.index import whoosh_fixes
+from whylens.index import whoosh_fixes  # noqa: F401 (installs)
 from whylens.index.analysis import text_terms
 from whylens.index.merges import merge_all, merged_already
 from whylens.index.postings import CompactPool, compact_pool
@@ -122,7 +122,6 @@ def _merged_files(source, folder, new_docs, compact: bool, optimize: bool,
         writer.commit(optimize=True)
     else:
         merge_all(writer)
-        whoosh_fixes.lengths_as_merged(writer)
         for doc in new_docs:
             writer.add_document(**doc)
         writer.commit(mergetype=merged_already)
