@@ -19,9 +19,7 @@ from whylens.index.commitdocs import doc_id
 from whylens.models import Pitfall, Record, Symbol, Unit
 from whylens.retrieval.errortext import Frame, ParsedError, parse_error_text
 from whylens.retrieval.evidence import item_text
-from whylens.retrieval.pitfall_signals import (  # noqa: F401  (GATE: re-exported)
-    FRAME_DECAY, GATE, kind_of, score, setting,
-)
+from whylens.retrieval.pitfall_signals import FRAME_DECAY, kind_of, score, setting
 from whylens.retrieval.search import WEIGHTS, SearchContext, rank
 from whylens.retrieval.paths import repo_relative, source_bytes
 from whylens.symbols.languages import language_for_path

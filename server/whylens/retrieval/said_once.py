@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from whylens.knowledge.subjects import strip_prefix
-from whylens.models import Record, Unit
+from whylens.models import Claim, Record, Unit
 from whylens.records.extract import strip_refs
 
 SAID_BY_UNITS = ("pattern", "fact")  # the units a hover shows beside its decisions
@@ -81,9 +81,7 @@ def shown_fields(record: Record, said: Iterable[str]) -> list[tuple[str, str]]:
     seen = [record.title, *said]
     plain = without_fix_verb(record.title)
     shown: list[tuple[str, str]] = []
-    claims = ((record.problem,) if record.problem else (), record.cause, record.decision,
-              record.rejected)
-    for name, group in zip(FIELDS, claims):
+    for name, group in zip(FIELDS, _claims(record)):
         for claim in group:
             if repeats(claim.text, seen) or same_text(claim.text, plain):
                 continue
@@ -109,7 +107,11 @@ def distinct(units: Sequence[Unit], records: Sequence[Record]
     return tuple(u for u, shown in zip(units, keep) if shown), kept
 
 
+def _claims(record: Record) -> tuple[Sequence[Claim], ...]:
+    """A record's claims by field, in ``FIELDS`` order."""
+    return ((record.problem,) if record.problem else (), record.cause, record.decision,
+            record.rejected)
+
+
 def _fields(record: Record) -> list[str]:
-    claims = [*([record.problem] if record.problem else []), *record.cause, *record.decision,
-              *record.rejected]
-    return [c.text for c in claims if c.text]
+    return [c.text for group in _claims(record) for c in group if c.text]

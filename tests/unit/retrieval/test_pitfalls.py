@@ -6,9 +6,8 @@ import pytest
 
 from whylens.models import Unit
 from whylens.retrieval.errortext import parse_error_text
-from whylens.retrieval.pitfalls import (
-    GATE, MAX_PER_FILE, commits_of, explain_error, match_errors, score,
-)
+from whylens.retrieval.pitfall_signals import GATE, score
+from whylens.retrieval.pitfalls import MAX_PER_FILE, commits_of, explain_error, match_errors
 
 from retrieval.pool_history import POOL_V5
 
