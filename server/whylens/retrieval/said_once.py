@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from whylens.knowledge.subjects import strip_prefix
 from whylens.models import Claim, Record, Unit
 from whylens.records.extract import strip_refs
+from whylens.retrieval.text import content_words
 
 SAID_BY_UNITS = ("pattern", "fact")  # the units a hover shows beside its decisions
 
@@ -93,18 +94,37 @@ def shown_fields(record: Record, said: Iterable[str]) -> list[tuple[str, str]]:
 def distinct(units: Sequence[Unit], records: Sequence[Record]
              ) -> tuple[tuple[Unit, ...], tuple[Record, ...]]:
     """``units`` and ``records`` each saying something the others do not: a decision known only
-    by a title that a pitfall or constraint says is left out (the unit, typed, cites the same
-    change); a record's field that a unit says gives way to the unit; then a unit that a
-    decision's title or remaining fields say, or another unit says, is left out."""
+    by a title that a pitfall or constraint says (in its words, or of its commit in other words:
+    ``same_claim``) is left out (the unit, typed, cites the same change); a record's field that
+    a unit says gives way to the unit; then a unit that a decision's title or remaining fields
+    say, or another unit says, is left out."""
     texts = [u.content or u.title for u in units]
-    told = [t for u, t in zip(units, texts) if u.type in SAID_BY_UNITS]
-    kept = tuple(r for r in records if not (summary_parts(r)[1:] == ("", "")
-                                            and summary_parts(r)[0] == r.title
-                                            and repeats(r.title, told)))
+    told = [u for u in units if u.type in SAID_BY_UNITS]
+    kept = tuple(r for r in records if not (
+        summary_parts(r)[1:] == ("", "") and summary_parts(r)[0] == r.title
+        and (repeats(r.title, [u.content or u.title for u in told])
+             or any(u.commit in r.fixing_commits and same_claim(r.title, u.content or u.title)
+                    for u in told))))
     said = [r.title for r in kept] + [text for r in kept for text in _fields(r)
                                       if not repeats(text, texts)]
     keep = said_once(texts, said)
-    return tuple(u for u, shown in zip(units, keep) if shown), kept
+    shown = [u for u, k in zip(units, keep) if k]
+    return tuple(u for i, u in enumerate(shown) if not any(
+        u.commit == other.commit and same_claim(u.content or u.title, other.content or other.title)
+        for other in shown[:i])), kept
+
+
+SAME_CLAIM = 0.6  # content-word Jaccard of two sentences of one commit that say one thing
+
+
+def same_claim(text: str, other: str) -> bool:
+    """Two sentences (of one commit) saying one thing in other words, as a subject and its
+    bullet often do (httpx ed94950: "Files without a filename should not set a Content-Type in
+    multipart data." and "File upoads with no filename should not set a Content-Type in their
+    multipart data."). Of the 201 pairs of one commit's units on the tune cards, the two such
+    pairs reach 0.67 and 0.78 content-word Jaccard, every other pair at most 0.57."""
+    mine, theirs = content_words(text), content_words(other)
+    return bool(mine) and len(mine & theirs) / len(mine | theirs) >= SAME_CLAIM
 
 
 def _claims(record: Record) -> tuple[Sequence[Claim], ...]:

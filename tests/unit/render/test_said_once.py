@@ -1,10 +1,10 @@
 """A card says each thing once, and an item is one sentence of the source.
 
 Real repositories built in code from messages as real histories wrote them (requests #1846 and
-#3179, jq #3266 and a949745): a pitfall that repeats the decision heading above it, a record's
+#3179, jq #3266 and a949745, httpx ed94950): a pitfall that repeats the decision heading above it, a record's
 cause and decision that are the two sentences of a pitfall, a decision cut at "FORK ..." beside
 the fix that says "FORK ... BACKTRACK", two lines of a message without full stops glued into one
-item.
+item, a subject and its bullet saying one rule in other words.
 """
 
 from __future__ import annotations
@@ -61,6 +61,15 @@ OK
 "3"
 """  # redis adf2701, merged as #4470
 JSON_TITLE = "Fix TypeError when get json-encoded content of a response"
+MULTIPART = ("def file_headers(name, filename, content_type):\n"
+             "    return {'name': name, 'filename': filename, 'type': content_type}\n")
+MULTIPART2 = MULTIPART.replace("    return", "    if filename is None:\n"
+                               "        return {'name': name}\n    return")
+MULTIPART_TEST = "def test_files_without_filename():\n    assert True\n"
+MULTIPART_TEST2 = MULTIPART_TEST.replace("True", "file_headers('a', None, 'x') == {'name': 'a'}")
+SAID_TWICE = ("Files without a filename should not set a Content-Type in multipart data. (#520)\n\n"
+              "* File upoads with no filename should not set a Content-Type in their multipart "
+              "data.\n* Update type annotations to allow file uploads to be a string\n")  # httpx ed94950
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +78,9 @@ def history(tmp_path_factory):
 
     root = tmp_path_factory.mktemp("said-once")
     repo = init_repo(root / "repo")
-    repo.commit("Add the client", {"client.py": PY, "src/jv.c": C, "src/object.c": OBJ})
+    repo.commit("Add the client", {"client.py": PY, "src/jv.c": C, "src/object.c": OBJ,
+                                   "multipart.py": MULTIPART, "tests/test_multipart.py": MULTIPART_TEST})
+    repo.commit(SAID_TWICE, {"multipart.py": MULTIPART2, "tests/test_multipart.py": MULTIPART_TEST2})
     repo.commit(f"{STRICT}\n", {"src/object.c": OBJ2})  # redis d93f9a8
     repo.git("checkout", "-q", "-b", "fix_string_to_double")
     repo.commit(LD2STRING, {"src/object.c": OBJ3, "tests/incr.tcl": "test {incrbyfloat} {}\n"})
@@ -146,6 +157,14 @@ def test_two_lines_without_full_stops_are_never_one_item(history):
     assert not any("would assert before Replace" in line for line in _items(text) + _items(card))
 
 
+def test_two_sentences_of_one_commit_saying_one_thing_are_one_item(history):
+    """httpx ed94950: the subject and its bullet say the same rule in other words."""
+    text, card = _cards(history, "multipart.py", "file_headers")
+    constraints = text.split("### Constraints")[1].split("###")[0]
+    assert constraints.count("should not set a Content-Type") == 1, text
+    assert card.count("**Constraint:**") == 1, card
+
+
 def shown_items(markdown: str, heading: str) -> int:
     """Items under a ``### heading`` of the rationale: decisions are bold lines, units "- "
     (also `bench/check_counts.py`'s count)."""
@@ -160,7 +179,8 @@ def shown_items(markdown: str, heading: str) -> int:
 @pytest.mark.parametrize("path, symbol", [("client.py", "Response.json"),
                                           ("client.py", "get_netrc_auth"),
                                           ("src/jv.c", "gen_foreach"), ("src/jv.c", "implode"),
-                                          ("src/object.c", "getLongDoubleFromObject")])
+                                          ("src/object.c", "getLongDoubleFromObject"),
+                                          ("multipart.py", "file_headers")])
 def test_the_counts_a_card_gives_are_the_items_it_shows(history, path, symbol):
     """"1 pitfall known" never heads a card whose only pitfall a decision already says (gin's
     ServeHTTP: the pitfall was hidden as a repetition and still counted), nor "1 decision" one
