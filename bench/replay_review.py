@@ -86,7 +86,8 @@ import types
 from datetime import datetime, timezone
 from pathlib import Path
 
-from whylens.cli.review import change_message, history_patches, indexed_reader, revision_reader
+from whylens.cli.review import (branch_commits, change_message, history_patches, indexed_reader,
+                                revision_reader)
 from whylens.history.diff import diff_changes
 from whylens.history.repo import open_repository
 from whylens.index.store import IndexStore
@@ -225,7 +226,8 @@ def run_engines(git_repo, reader, base_reader, base: str, head: str, floor: floa
     patches, message = history_patches(git_repo), change_message(git_repo, base, head)
     read_indexed = indexed_reader(git_repo, reader, base)
     new = review(reader, git_repo.root, changes, read_head, gate=floor, cap=1000,
-                 read_base=read_base, patches=patches, message=message, read_indexed=read_indexed)
+                 read_base=read_base, patches=patches, message=message, read_indexed=read_indexed,
+                 own=branch_commits(git_repo, base, head))
     old = baseline.review.review(base_reader, git_repo.root, changes, read_head, gate=floor, cap=1000,
                                  read_base=read_base, patches=baseline.history_patches(git_repo),
                                  message=message) if baseline else []

@@ -78,6 +78,23 @@ def indexed_reader(repo, reader, base: str | None):
         return None
 
 
+def branch_commits(repo, base: str, head: str | None) -> frozenset[str]:
+    """The commits of ``base..head`` (``head`` None: the checked-out ``HEAD``, whose commits
+    the working tree builds on): the change's own, which an index of the branch holds and a
+    review must not cite as its history (``retrieval.review_own``). Empty when unknown."""
+    from whylens.retrieval.review_own import MAX_OWN
+
+    try:
+        tip = head or repo.resolve("HEAD")
+    except (UnknownRevisionError, ValueError):
+        return frozenset()
+    if not tip or tip == base:
+        return frozenset()
+    status, out, _ = repo.run("rev-list", f"--max-count={MAX_OWN}", tip, f"^{base}", "--",
+                              check=False)
+    return frozenset(out.decode("ascii", "replace").split()) if status == 0 else frozenset()
+
+
 def history_patches(repo):
     """A ``PatchReader`` over ``repo``: one ``git log --no-walk -p`` for the asked commits,
     limited to the asked paths (unreadable or unknown commits are simply absent). A merge
@@ -261,7 +278,7 @@ def cmd_pr_comments(args) -> int:
                 reader, repo.root, changes, read_head, cap=args.cap, **gate,
                 read_base=revision_reader(repo, base), patches=history_patches(repo),
                 message=change_message(repo, base, head),
-                read_indexed=indexed_reader(repo, reader, base))
+                read_indexed=indexed_reader(repo, reader, base), own=branch_commits(repo, base, head))
             links = links_for(reader, repo.root)
     if head == base:  # asked on purpose or not, the answer is empty; say why
         report = dataclasses.replace(report, notices=(

@@ -11,6 +11,7 @@ from whylens.models import FORMATTING_KIND
 
 def co_changes(conn, path: str, recent: int = 200, max_files: int = 30,
                symbol: str | None = None, min_together: int = 1,
+               exclude: frozenset[str] = frozenset(),
                ) -> tuple[int, list[tuple[str, str | None, int, float, int]], int]:
     """What changes together with ``path`` (or with ``symbol`` in it), as code-maat counts it.
 
@@ -21,7 +22,8 @@ def co_changes(conn, path: str, recent: int = 200, max_files: int = 30,
     over the shared commits: a pair changed alone counts 1, a pair inside a 10-file sweep 1/9.
     ``population`` is the number of unfiltered commits (the partners' base rate). File partners
     when ``symbol`` is None, symbol partners otherwise; a file's earlier names are never its own
-    partners."""
+    partners. ``exclude``: commits that do not count (a reviewed branch's own, ``review_own``):
+    neither as commits that touched it nor in the population."""
     aliases = path_aliases(conn, path)
     if symbol is None:
         touched = ("SELECT DISTINCT cf.sha, c.ts FROM files f CROSS JOIN changed_files cf "
@@ -34,10 +36,14 @@ def co_changes(conn, path: str, recent: int = 200, max_files: int = 30,
         args = [clean_text(symbol), *aliases, FORMATTING_KIND]
     sql = (f"{touched} AND c.skip_reason IS NULL AND (SELECT COUNT(*) FROM changed_files g "
            "WHERE g.sha = c.sha) <= ? ORDER BY c.ts DESC LIMIT ?")
-    shas = [row[0] for row in conn.execute(sql, args + [max_files, recent])]
+    limit = recent + len(exclude)
+    shas = [row[0] for row in conn.execute(sql, args + [max_files, limit])
+            if row[0] not in exclude][:recent]
     if not shas:
         return 0, [], 0
     (population,) = conn.execute("SELECT COUNT(*) FROM commits WHERE skip_reason IS NULL").fetchone()
+    if exclude:
+        population -= _unfiltered(conn, exclude)
     size = dict(conn.execute(f"SELECT sha, COUNT(*) FROM changed_files WHERE sha IN {_in(shas)} "
                              "GROUP BY sha", shas))
     rows: list[tuple[str, str | None, str]]
@@ -61,3 +67,14 @@ def co_changes(conn, path: str, recent: int = 200, max_files: int = 30,
         out.append((p, s, len(set(seen)), round(weight, 3), total))
     out.sort(key=lambda r: (-r[2], r[0], r[1] or ""))
     return len(shas), out, population
+
+
+def _unfiltered(conn, shas: frozenset[str]) -> int:
+    """How many of ``shas`` are unfiltered commits of the index."""
+    found, ordered = 0, sorted(shas)
+    for i in range(0, len(ordered), 500):
+        part = ordered[i:i + 500]
+        (n,) = conn.execute(f"SELECT COUNT(*) FROM commits WHERE skip_reason IS NULL AND sha IN {_in(part)}",
+                            part).fetchone()
+        found += n
+    return found

@@ -301,9 +301,10 @@ class IndexReader(CandidateSearch):
     @guarded
     def co_changes(self, path: str, recent: int = 200, max_files: int = 30,
                    symbol: str | None = None, min_together: int = 1,
+                   exclude: frozenset[str] = frozenset(),
                    ) -> tuple[int, list[tuple[str, str | None, int, float, int]], int]:
         """Files (or symbols) changed together with ``path`` (``cochange.co_changes``)."""
-        return cochange.co_changes(self._db, path, recent, max_files, symbol, min_together)
+        return cochange.co_changes(self._db, path, recent, max_files, symbol, min_together, exclude)
 
     @guarded
     def has_commit(self, sha: str) -> bool:

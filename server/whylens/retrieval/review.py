@@ -28,7 +28,7 @@ order), and the report says so.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -43,6 +43,7 @@ from whylens.retrieval.review_hunks import (
     ChangedSymbol, TextReader, changed_lines, changed_symbols, file_view, safe_read,
 )
 from whylens.retrieval.review_knowledge import MAX_NEIGHBOURS, decisions, known_failures, reverted_before
+from whylens.retrieval.review_own import without_branch
 from whylens.retrieval.review_patches import PatchReader
 
 if TYPE_CHECKING:
@@ -86,12 +87,13 @@ def review(reader, repo_root, changes: list[FileChange], read_head: TextReader, 
            cap: int = DEFAULT_CAP, gate: float = GATE, now: float | None = None,
            read_base: TextReader | None = None, patches: PatchReader | None = None,
            message: str = "", exists: Callable[[str], bool] | None = None,
-           read_indexed: TextReader | None = None) -> list[Suggestion]:
+           read_indexed: TextReader | None = None,
+           own: Iterable[str] | None = None) -> list[Suggestion]:
     """Suggestions for ``changes`` (a diff base → head), best first, at most ``cap``
     (``review_report`` without the notices)."""
     return review_report(reader, repo_root, changes, read_head, cap=cap, gate=gate, now=now,
                          read_base=read_base, patches=patches, message=message,
-                         exists=exists, read_indexed=read_indexed).suggestions
+                         exists=exists, read_indexed=read_indexed, own=own).suggestions
 
 
 def review_report(reader, repo_root, changes: list[FileChange], read_head: TextReader, *,
@@ -99,7 +101,8 @@ def review_report(reader, repo_root, changes: list[FileChange], read_head: TextR
                   read_base: TextReader | None = None, patches: PatchReader | None = None,
                   message: str = "", exists: Callable[[str], bool] | None = None,
                   max_lines: int = MAX_REVIEW_LINES,
-                  read_indexed: TextReader | None = None) -> ReviewReport:
+                  read_indexed: TextReader | None = None,
+                  own: Iterable[str] | None = None) -> ReviewReport:
     """Review ``changes``.
 
     ``read_head(path)`` / ``read_base(path)`` return a file's text at head / base (None when
@@ -109,8 +112,12 @@ def review_report(reader, repo_root, changes: list[FileChange], read_head: TextR
     file exists at head (default: ``read_head`` finds it). ``repo_root`` is kept for callers
     that resolve paths. ``now`` (unix seconds): the review's clock for "recent"; default the
     newest indexed commit. ``read_indexed(path)``: a file's text at the index's revision, when
-    that is not ``base`` (the index's line blame is of that revision's lines).
+    that is not ``base`` (the index's line blame is of that revision's lines). ``own``: the
+    commits of ``base..head`` (the branch's own, which an index at or past the head holds):
+    no check cites them, nor reads history, blame, knowledge or co-changes they made
+    (``review_own``).
     """
+    reader = without_branch(reader, own)
     ctx = ReviewContext(reader, now, message)
     changes = list(changes or ())
     texts = [c for c in changes if not c.binary]
