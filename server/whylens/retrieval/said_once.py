@@ -99,19 +99,21 @@ def distinct(units: Sequence[Unit], records: Sequence[Record]
     a unit says gives way to the unit; then a unit that a decision's title or remaining fields
     say, or another unit says, is left out."""
     texts = [u.content or u.title for u in units]
-    told = [u for u in units if u.type in SAID_BY_UNITS]
-    kept = tuple(r for r in records if not (
-        summary_parts(r)[1:] == ("", "") and summary_parts(r)[0] == r.title
-        and (repeats(r.title, [u.content or u.title for u in told])
-             or any(u.commit in r.fixing_commits and same_claim(r.title, u.content or u.title)
-                    for u in told))))
+    told = [(u, t) for u, t in zip(units, texts) if u.type in SAID_BY_UNITS]
+    kept = tuple(r for r in records if not (_title_only(r) and any(
+        repeats(r.title, [t]) or (u.commit in r.fixing_commits and same_claim(r.title, t))
+        for u, t in told)))
     said = [r.title for r in kept] + [text for r in kept for text in _fields(r)
                                       if not repeats(text, texts)]
-    keep = said_once(texts, said)
-    shown = [u for u, k in zip(units, keep) if k]
-    return tuple(u for i, u in enumerate(shown) if not any(
-        u.commit == other.commit and same_claim(u.content or u.title, other.content or other.title)
-        for other in shown[:i])), kept
+    shown = [(u, t) for u, t, k in zip(units, texts, said_once(texts, said)) if k]
+    return tuple(u for i, (u, t) in enumerate(shown) if not any(
+        u.commit == other.commit and same_claim(t, theirs) for other, theirs in shown[:i])), kept
+
+
+def _title_only(record: Record) -> bool:
+    """A record whose summary says nothing but its title."""
+    head, decision, rejected = summary_parts(record)
+    return head == record.title and not decision and not rejected
 
 
 SAME_CLAIM = 0.6  # content-word Jaccard of two sentences of one commit that say one thing
