@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from whylens.index import events
 from whylens.index.analysis import clean_text
-from whylens.index.events import FILE_EVENTS, HEX_SHA, marks as _in
+from whylens.index.events import FILE_EVENTS, HEX_SHA, batches, marks as _in
 from whylens.index.lookups import path_aliases
 from whylens.models import FORMATTING_KIND
 
@@ -71,10 +71,5 @@ def co_changes(conn, path: str, recent: int = 200, max_files: int = 30,
 
 def _unfiltered(conn, shas: frozenset[str]) -> int:
     """How many of ``shas`` are unfiltered commits of the index."""
-    found, ordered = 0, sorted(shas)
-    for i in range(0, len(ordered), 500):
-        part = ordered[i:i + 500]
-        (n,) = conn.execute(f"SELECT COUNT(*) FROM commits WHERE skip_reason IS NULL AND sha IN {_in(part)}",
-                            part).fetchone()
-        found += n
-    return found
+    return sum(conn.execute("SELECT COUNT(*) FROM commits WHERE skip_reason IS NULL AND sha IN "
+                            f"{_in(part)}", part).fetchone()[0] for part in batches(sorted(shas)))

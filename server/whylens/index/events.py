@@ -15,7 +15,7 @@ the tables.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 
 from whylens.index.analysis import clean_text, normalise_path, symbol_tails
 from whylens.models import FORMATTING_KIND, Commit, SymbolEvent
@@ -59,6 +59,15 @@ def raw_sha(sha: str) -> bytes:
 
 def marks(values: list) -> str:
     return "(" + ",".join("?" * len(values)) + ")"
+
+
+IN_BATCH = 500  # values per ``IN (...)`` list (SQLite bounds a statement's parameters)
+
+
+def batches(values: Sequence[str], size: int = IN_BATCH) -> Iterator[list[str]]:
+    """``values`` in lists of at most ``size``, for one ``IN`` query each."""
+    for start in range(0, len(values), size):
+        yield list(values[start:start + size])
 
 
 class Names:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from whylens.index.analysis import clean_text, normalise_path
 from whylens.index.codec import load_record, load_unit
 from whylens.index import events
-from whylens.index.events import marks
+from whylens.index.events import batches, marks
 from whylens.index.sidecar import BLAME, PATTERN_FILES, has_table
 from whylens.models import (
     FORMATTING_KIND, PITFALL_TYPES, CommitInfo, HistoryEntry, KnowledgeCounts, Record, Unit,
@@ -89,8 +89,7 @@ _FIX_SUBJECT = re.compile(r"\b(?:fix(?:e[sd]|ing)?|bug|regression|crash(?:es|ed)
 def fix_commits(conn, shas: list[str]) -> set[str]:
     """Those of ``shas`` whose subject says they fixed something."""
     found: set[str] = set()
-    for start in range(0, len(shas), 500):
-        part = shas[start:start + 500]
+    for part in batches(shas):
         found |= {sha for sha, subject in conn.execute(
             f"SELECT sha, subject FROM commits WHERE sha IN {_in(part)}", part)
             if _FIX_SUBJECT.search(subject or "")}
