@@ -8,7 +8,7 @@ shared with the rationale view (``render.rationale``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from whylens.history.links import WebLinks
@@ -43,16 +43,25 @@ def outcome(story: Story, record: Record) -> str:
     return dict(story.outcomes).get(record.id, "landed")
 
 
-def record_summary(record: Record, limit: int) -> str:
+def record_summary(record: Record, limit: int, units: Sequence[Unit] = ()) -> str:
     """"problem → decision; rejected: …" with nothing said twice (the title only when the
-    record says nothing else)."""
+    record says nothing else). A part that one of ``units`` says carries its label ("Pitfall:"):
+    the card shows the unit there, once, and labels it as its counts do."""
     head, decision, rejected = summary_parts(record)
-    text = inline(head, limit)
+    text = _labelled(head, units) + inline(head, limit)
     if decision:
-        text += f" → {inline(decision, limit)}"
+        text += f" → {_labelled(decision, units)}{inline(decision, limit)}"
     if rejected:
         text += f"; rejected: {inline(rejected, limit // 2)}"
     return text
+
+
+def _labelled(part: str, units: Sequence[Unit]) -> str:
+    """"**Pitfall:** " when a pitfall or constraint of ``units`` says nothing ``part`` does not."""
+    for unit in units:
+        if repeats(unit.content or unit.title, [part]):
+            return f"**{UNIT_LABELS[unit.type]}:** "
+    return ""
 
 
 def unit_text(unit: Unit, links: WebLinks | None, limit: int) -> str:
@@ -111,10 +120,15 @@ def _change_line(entry: HistoryEntry, links: WebLinks | None, limit: int) -> str
             f" · {day(entry.date)}")
 
 
+def _typed(story: Story) -> list[Unit]:
+    """Pitfalls, then constraints (fixes live in the full view)."""
+    return [u for kind in ("pattern", "fact") for u in story.units if u.type == kind]
+
+
 def _card_units(story: Story, records: Iterable[Record]) -> list[Unit]:
-    """Pitfalls, then constraints (fixes live in the full view), each unless the decisions shown
-    above or another of them already say it."""
-    units = [u for kind in ("pattern", "fact") for u in story.units if u.type == kind]
+    """The card's pitfalls and constraints, each unless the decisions shown above (which then
+    label it: ``record_summary``) or another of them already say it."""
+    units = _typed(story)
     said = [text for r in records for text in summary_parts(r) if text]
     keep = said_once([u.content or u.title for u in units], said)
     return [u for u, kept in zip(units, keep) if kept]
@@ -123,7 +137,7 @@ def _card_units(story: Story, records: Iterable[Record]) -> list[Unit]:
 def _card_records(story: Story) -> list[Record]:
     """The decisions a hover lists: not one that would show only its title, when a pitfall or
     constraint of the card says that title (the unit, typed, cites the same change)."""
-    told = [u.content or u.title for u in story.units if u.type in ("pattern", "fact")]
+    told = [u.content or u.title for u in _typed(story)]
     return [r for r in story.records
             if not (summary_parts(r)[1:] == ("", "") and summary_parts(r)[0] == r.title
                     and repeats(r.title, told))]
@@ -137,7 +151,8 @@ def _card(story: Story, links: WebLinks | None, limit: int, counts: list[int]) -
     records = _card_records(story)[:n_records]
     if records:
         lines += ["", f"**Decisions** ({LABEL})"]
-        lines += [f"- {record_ref(r, links)} {record_summary(r, limit)} — *{outcome(story, r)}*"
+        lines += [f"- {record_ref(r, links)} {record_summary(r, limit, _typed(story))}"
+                  f" — *{outcome(story, r)}*"
                   for r in records]
     units = _card_units(story, records)
     if units and n_units:

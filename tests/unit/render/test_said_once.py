@@ -1,10 +1,11 @@
 """A card says each thing once, and an item is one sentence of the source.
 
 Real repositories built in code from messages as real histories wrote them (requests #1846 and
-#3179, jq #3266 and a949745, httpx ed94950): a pitfall that repeats the decision heading above it, a record's
+#3179, jq #3266 and a949745, httpx ed94950, flask #2994): a pitfall that repeats the decision heading above it, a record's
 cause and decision that are the two sentences of a pitfall, a decision cut at "FORK ..." beside
 the fix that says "FORK ... BACKTRACK", two lines of a message without full stops glued into one
-item, a subject and its bullet saying one rule in other words.
+item, a subject and its bullet saying one rule in other words, a decision's problem that is the
+card's pitfall.
 """
 
 from __future__ import annotations
@@ -70,6 +71,26 @@ MULTIPART_TEST2 = MULTIPART_TEST.replace("True", "file_headers('a', None, 'x') =
 SAID_TWICE = ("Files without a filename should not set a Content-Type in multipart data. (#520)\n\n"
               "* File upoads with no filename should not set a Content-Type in their multipart "
               "data.\n* Update type annotations to allow file uploads to be a string\n")  # httpx ed94950
+CTX = ("class RequestContext(object):\n    def __init__(self, app, environ, request=None):\n"
+       "        if request is None:\n            request = app.request_class(environ)\n"
+       "        self.request = request\n"
+       "        self.url_adapter = app.create_url_adapter(self.request)\n"
+       "        self.flashes = None\n\n        self.match_request()\n")
+CTX2 = CTX.replace("        self.url_adapter = app.create_url_adapter(self.request)\n",
+                   "        self.url_adapter = None\n        try:\n"
+                   "            self.url_adapter = app.create_url_adapter(self.request)\n"
+                   "        except HTTPException as e:\n"
+                   "            self.request.routing_exception = e\n").replace(
+    "        self.match_request()\n",
+    "        if self.url_adapter is not None:\n            self.match_request()\n")
+CTX_TEST = "import flask\n\n\ndef test_session_error_pops_context():\n    assert True\n"
+CTX_TEST2 = CTX_TEST + ("\n\ndef test_bad_environ_raises_bad_request():\n"
+                        "    app = flask.Flask(__name__)\n"
+                        "    response = app.test_client().get('/', headers={'host': 'ąśź.com'})\n"
+                        "    assert response.status_code == 400\n")
+BIND_RAISES = ("If create_url_adapter raises (which it can if werkzeug cannot bind\n"
+               "environment, for example on non-ASCII Host header), we handle it as\n"
+               "other routing exceptions rather than raising through.\n")  # flask ed9775f, #2994
 
 
 @pytest.fixture(scope="module")
@@ -112,6 +133,18 @@ def history(tmp_path_factory):
                 "Error on non-number and nan codepoint, would assert before\n"
                 "Replace negative codepoint and surrogate range with unicode replacement "
                 "character, would assert before\n\nFixes #1160\n", {"src/jv.c": C3})
+    repo.commit("Add the request context", {"flask/ctx.py": CTX, "tests/test_reqctx.py": CTX_TEST})
+    repo.git("checkout", "-q", "-b", "werkzeug-640-exceptions-during-bind")
+    repo.commit(f"Handle errors during create_url_adapter\n\n{BIND_RAISES}\n"
+                "ref https://github.com/pallets/werkzeug/issues/640\n",
+                {"flask/ctx.py": CTX2, "tests/test_reqctx.py": CTX_TEST2})
+    repo.commit("Correct tests\n\nWe've discovered that passing Unicode in Host actually works, "
+                "except for\ntest client limitations on Python 2 - and the only things that "
+                "don't\nwork are non-printable characters.\n",
+                {"tests/test_reqctx.py": CTX_TEST2.replace("'ąśź.com'", "'\\x8a'")})
+    repo.git("checkout", "-q", "main")
+    merge(repo, "werkzeug-640-exceptions-during-bind", "Merge pull request #2994 from "
+          "jarek/werkzeug-640-exceptions-during-bind\n\nHandle errors during create_url_adapter")
     index = root / "index"
     run_index(repo.root, index)
     reader = IndexStore(index).reader()
@@ -165,6 +198,18 @@ def test_two_sentences_of_one_commit_saying_one_thing_are_one_item(history):
     assert card.count("**Constraint:**") == 1, card
 
 
+def test_a_pitfall_a_decision_states_is_labelled_a_pitfall(history):
+    """flask #2994: the hover said "1 pitfall known; 1 decision" and showed the pitfall's
+    sentence as the decision's summary, labelled nowhere as a pitfall. The sentence stays once,
+    in the decision's line, labelled as the counts count it."""
+    repo, reader = history
+    story = why(reader, "flask/ctx.py", symbol="RequestContext.__init__", repo_root=repo.root, now=NOW)
+    card = hover_card(story) or ""
+    assert story.counts.pitfalls == 1, card
+    assert card.count("**Pitfall:**") == 1, card
+    assert card.count("cannot bind environment") == 1, card
+
+
 def shown_items(markdown: str, heading: str) -> int:
     """Items under a ``### heading`` of the rationale: decisions are bold lines, units "- "
     (also `bench/check_counts.py`'s count)."""
@@ -180,7 +225,8 @@ def shown_items(markdown: str, heading: str) -> int:
                                           ("client.py", "get_netrc_auth"),
                                           ("src/jv.c", "gen_foreach"), ("src/jv.c", "implode"),
                                           ("src/object.c", "getLongDoubleFromObject"),
-                                          ("multipart.py", "file_headers")])
+                                          ("multipart.py", "file_headers"),
+                                          ("flask/ctx.py", "RequestContext.__init__")])
 def test_the_counts_a_card_gives_are_the_items_it_shows(history, path, symbol):
     """"1 pitfall known" never heads a card whose only pitfall a decision already says (gin's
     ServeHTTP: the pitfall was hidden as a repetition and still counted), nor "1 decision" one
