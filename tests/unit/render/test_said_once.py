@@ -1,11 +1,10 @@
-"""A card says each thing once, and an item is one sentence of the source.
-
-Real repositories built in code from messages as real histories wrote them (requests #1846 and
-#3179, jq #3266 and a949745, httpx ed94950, flask #2994): a pitfall that repeats the decision
-heading above it, a record's cause and decision that are the two sentences of a pitfall, a decision cut at "FORK ..." beside
-the fix that says "FORK ... BACKTRACK", two lines of a message without full stops glued into one
-item, a subject and its bullet saying one rule in other words, a decision's problem that is the
-card's pitfall.
+"""A card says each thing once, and an item is one sentence of the source. Real repositories built
+in code from messages as real histories wrote them (requests #1846 and #3179, jq #3266 and
+a949745, httpx ed94950, flask #2994): a pitfall that repeats the decision heading above it, a
+record's cause and decision that are the two sentences of a pitfall, a decision cut at "FORK
+..." beside the fix that says "FORK ... BACKTRACK", two lines of a message without full stops
+glued into one item, a subject and its bullet saying one rule in other words, a decision's
+problem that is the card's pitfall.
 """
 
 from __future__ import annotations
