@@ -43,17 +43,26 @@ def outcome(story: Story, record: Record) -> str:
     return dict(story.outcomes).get(record.id, "landed")
 
 
-def record_summary(record: Record, limit: int, units: Sequence[Unit] = ()) -> str:
+def record_summary(record: Record, limit: int, units: Sequence[Unit] = (),
+                   below: Sequence[Unit] = ()) -> str:
     """"problem → decision; rejected: …" with nothing said twice (the title only when the
     record says nothing else). A part that one of ``units`` says carries its label ("Pitfall:"):
-    the card shows the unit there, once, and labels it as its counts do."""
-    head, decision, rejected = summary_parts(record)
+    the card shows the unit there, once, and labels it as its counts do. A field that one of
+    ``below`` (the units shown under it, cut at ``limit``) reads is left to that unit."""
+    shown = [(u.content or u.title)[:limit] for u in below]
+    head, decision, rejected = summary_parts(
+        record, lambda text: repeats(_visible(text, limit), shown))
     text = _labelled(head, units) + inline(head, limit)
     if decision:
         text += f" → {_labelled(decision, units)}{inline(decision, limit)}"
     if rejected:
         text += f"; rejected: {inline(rejected, limit // 2)}"
     return text
+
+
+def _visible(text: str, limit: int) -> str:
+    """What a line cut at ``limit`` shows of ``text``, whole words only."""
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0]
 
 
 def _labelled(part: str, units: Sequence[Unit]) -> str:
@@ -149,15 +158,15 @@ def _card(story: Story, links: WebLinks | None, limit: int, counts: list[int]) -
     if story.line_change is not None:
         lines += ["", line_text(story.line_change, links, limit)]
     records = _card_records(story)[:n_records]
+    units = _card_units(story, records)[:n_units]
     if records:
         lines += ["", f"**Decisions** ({LABEL})"]
-        lines += [f"- {record_ref(r, links)} {record_summary(r, limit, _typed(story))}"
+        lines += [f"- {record_ref(r, links)} {record_summary(r, limit, _typed(story), units)}"
                   f" — *{outcome(story, r)}*"
                   for r in records]
-    units = _card_units(story, records)
-    if units and n_units:
+    if units:
         lines += ["", "**Pitfalls & constraints**"]
-        lines += [f"- **{UNIT_LABELS[u.type]}:** {unit_text(u, links, limit)}" for u in units[:n_units]]
+        lines += [f"- **{UNIT_LABELS[u.type]}:** {unit_text(u, links, limit)}" for u in units]
     if story.reversals and n_reversals:
         lines += ["", "**Reverted**"]
         lines += [f"- {reversal_line(r, links, limit // 2)}" for r in story.reversals[:n_reversals]]

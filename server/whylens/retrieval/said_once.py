@@ -5,7 +5,7 @@ the code lens and ``whylens why`` show and count the same items (``Story.counts`
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from whylens.knowledge.subjects import strip_prefix
 from whylens.models import Claim, Record, Unit
@@ -57,14 +57,18 @@ def said_once(texts: list[str], said: list[str]) -> list[bool]:
     return keep
 
 
-def summary_parts(record: Record) -> tuple[str, str, str]:
+def summary_parts(record: Record, shown_below: Callable[[str], bool] = lambda text: False
+                  ) -> tuple[str, str, str]:
     """What ``render.cards.record_summary`` says: (problem or decision or title, a decision,
-    a rejected alternative), "" for a part it leaves out."""
-    problem = record.problem.text if record.problem else ""
-    decisions = [c.text for c in record.decision if not repeats(c.text, [problem])]
+    a rejected alternative), "" for a part it leaves out; not a field that ``shown_below`` (what
+    the units a card shows under its decisions read) says."""
+    problem = record.problem.text if record.problem and not shown_below(
+        record.problem.text) else ""
+    decisions = [c.text for c in record.decision
+                 if not repeats(c.text, [problem]) and not shown_below(c.text)]
+    rejected = [c.text for c in record.rejected if not shown_below(c.text)]
     head = problem or (decisions.pop(0) if decisions else record.title)
-    return head, decisions[0] if decisions else "", (
-        record.rejected[0].text if record.rejected else "")
+    return head, decisions[0] if decisions else "", rejected[0] if rejected else ""
 
 
 def without_fix_verb(title: str) -> str:

@@ -4,7 +4,8 @@ a949745, httpx ed94950, flask #2994): a pitfall that repeats the decision headin
 record's cause and decision that are the two sentences of a pitfall, a decision cut at "FORK
 ..." beside the fix that says "FORK ... BACKTRACK", two lines of a message without full stops
 glued into one item, a subject and its bullet saying one rule in other words, a decision's
-problem that is the card's pitfall.
+problem that is the card's pitfall, a decision's problem that a pitfall below it opens with (serde
+8c0a201).
 """
 
 from __future__ import annotations
@@ -91,6 +92,36 @@ BIND_RAISES = ("If create_url_adapter raises (which it can if werkzeug cannot bi
                "environment, for example on non-ASCII Host header), we handle it as\n"
                "other routing exceptions rather than raising through.\n")  # flask ed9775f, #2994
 
+RS = ("struct VariantDeserializer {\n    value: Option<Content>,\n}\n\n"
+      "impl VariantDeserializer {\n"
+      "    fn struct_variant(self, fields: &[&str]) -> Result<(), Error> {\n"
+      "        match self.value {\n            Some(Content::Map(v)) => visit_content_map(v),\n"
+      "            _ => Err(Error::invalid_type()),\n        }\n    }\n}\n")
+RS2 = RS.replace("            _ => Err",
+                 "            Some(Content::Seq(v)) => visit_content_seq(v),\n            _ => Err")
+UNTAGGED = """Fix error when deserializing untagged enum
+
+Serde's `ContentDeserializer` and `ContentRefDeserializer`
+cannot deserialize struct enum variant associated data when
+that data is encoded as a sequence. This failure leads to
+errors when decoding an enum nested in another untagged
+enum. For example:
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(untagged)]
+    enum Foo {
+        A(Bar),
+    }
+
+Deserializing fails with the error `Syntax("data did not
+match any variant of untagged enum Foo")`, but the
+underlying failure occurs when decoding the associated data
+of `Bar::B`.
+
+This pull request fixes the issue by allowing
+`ContentDeserializer` and `ContentRefDeserializer` to
+deserialize sequence-encoded struct enum variant data.
+"""  # serde 8c0a201
 
 @pytest.fixture(scope="module")
 def history(tmp_path_factory):
@@ -144,6 +175,8 @@ def history(tmp_path_factory):
     repo.git("checkout", "-q", "main")
     merge(repo, "werkzeug-640-exceptions-during-bind", "Merge pull request #2994 from "
           "jarek/werkzeug-640-exceptions-during-bind\n\nHandle errors during create_url_adapter")
+    repo.commit("Add content deserializers", {"src/de.rs": RS})
+    repo.commit(UNTAGGED, {"src/de.rs": RS2})
     index = root / "index"
     run_index(repo.root, index)
     reader = IndexStore(index).reader()
@@ -209,6 +242,18 @@ def test_a_pitfall_a_decision_states_is_labelled_a_pitfall(history):
     assert card.count("cannot bind environment") == 1, card
 
 
+def test_a_decision_never_repeats_what_a_pitfall_below_it_opens_with(history):
+    """serde 8c0a201: the decision's problem is the first sentence of a two-sentence pitfall;
+    the hover showed it as the decision and again as the pitfall. The decision now shows its
+    title."""
+    repo, reader = history
+    story = why(reader, "src/de.rs", symbol="VariantDeserializer.struct_variant",
+                repo_root=repo.root, now=NOW)
+    card = hover_card(story) or ""
+    assert card.count("Deserializing fails with the error") == 1, card
+    assert "Fix error when deserializing untagged enum — *landed*" in card, card
+
+
 def shown_items(markdown: str, heading: str) -> int:
     """Items under a ``### heading`` of the rationale: decisions are bold lines, units "- "
     (also `bench/check_counts.py`'s count)."""
@@ -225,7 +270,8 @@ def shown_items(markdown: str, heading: str) -> int:
                                           ("src/jv.c", "gen_foreach"), ("src/jv.c", "implode"),
                                           ("src/object.c", "getLongDoubleFromObject"),
                                           ("multipart.py", "file_headers"),
-                                          ("flask/ctx.py", "RequestContext.__init__")])
+                                          ("flask/ctx.py", "RequestContext.__init__"),
+                                          ("src/de.rs", "VariantDeserializer.struct_variant")])
 def test_the_counts_a_card_gives_are_the_items_it_shows(history, path, symbol):
     """"1 pitfall known" never heads a card whose only pitfall a decision already says (gin's
     ServeHTTP: the pitfall was hidden as a repetition and still counted), nor "1 decision" one
