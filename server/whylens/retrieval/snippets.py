@@ -53,9 +53,11 @@ NOVEL = 0.5
 ENTRY_MARGIN = 0.01
 # a sentence that gives a reason (``states_reason``) gains this much when the question asks why
 # or states a symptom (``QueryPlan.asks_reason``): such an answer often shares no word with the
-# question and sits below a sentence restating the topic (tune, in-sample: docs/benchmarks.md,
-# issue 12, round 31). It orders a hit's sentences only, never the hits.
-REASON = 0.0
+# question and sits below a sentence restating the topic. It orders a hit's sentences only,
+# never the hits (tune, in-sample, 152 answerable questions, bench/tune_reason.py: the answer
+# in the first 256 printed characters, gate off, 0 / 0.05 / 0.1 / 0.15 / 0.2 / 0.3 -> 56 / 57 /
+# 57 / 57 / 58 / 58; docs/benchmarks.md, issue 12, round 31)
+REASON = 0.2
 _MERGE = re.compile(r"^Merge (?:pull request|branch|remote-tracking branch|tag) ", re.I)
 _LETTERS = re.compile(r"[^\W\d_]+")
 _WORD = re.compile(r"[^\W_]+")

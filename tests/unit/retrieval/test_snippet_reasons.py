@@ -11,7 +11,7 @@ from whylens.retrieval.query import plan
 from whylens.retrieval.search import search
 from whylens.retrieval.snippets import states_reason
 
-TOPIC = "The zeppelin scanner now walks its directories depth first, with a stack."
+TOPIC = "Directories are pushed on a stack rather than a queue."
 REASON = "The primary motivation for this change is to reduce peak memory usage."
 
 
