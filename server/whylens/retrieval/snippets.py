@@ -7,7 +7,9 @@ coverage of the query's words) and by meaning (cosine to the question, when the 
 vectors), mixed with ``SENTENCE_LEXICAL``, plus ``NOVEL`` × the question's words it holds that
 the title does not (the title is printed above the snippet; tune, in-sample: the answer sentence
 in the first 256 printed characters 0.283 -> 0.309), less ``ENTRY_MARGIN`` for a line of an
-appended changelog entry (the message's own sentence wins a near tie). The budget is filled best sentence first
+appended changelog entry (the message's own sentence wins a near tie), plus ``REASON`` for a
+sentence that gives a cause or motive when the question asks why or states a symptom (round 31).
+The budget is filled best sentence first
 (measured on the tune half: filling it finds the labelled answer sentence of the right commit
 79% of the time, the single best sentence 46%, the message's first sentences 62%), skipping a
 sentence that repeats one already taken and, beside the best, one of fewer than three words;
