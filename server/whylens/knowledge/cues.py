@@ -24,6 +24,19 @@ CAUSE = re.compile(
     )\b | ,\ so\ (?!that\b|far\b|much\b|many\b)""",
     re.IGNORECASE | re.VERBOSE,
 )
+# A motive: why the change was made ("so that", "in order to", "to avoid", "the primary
+# motivation", "principally because"); with ``CAUSE``, a sentence that gives a reason
+# (``retrieval.snippets.states_reason``).
+MOTIVE = re.compile(
+    r"""\b(?:so\ that|in\ order\ to|to\ (?:avoid|prevent)|otherwise|motivat\w*|rationale
+    | the\ (?:main\ |primary\ |real\ |whole\ )?(?:reason|point|purpose|goal|idea|issue|problem)
+      \ (?:is|was|here|for|behind|with)
+    | principally | (?:overall\ )?desire\ to | it\ turns\ out | given\ that | is\ a\ problem
+    | (?:is|was|were|are)\ (?:\w+\ )?broken
+    | since\ (?!v?\d|version|release|then|commit|the\ (?:last|previous|first)\b)
+    )\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
 # Phrases that only ever introduce a cause: taken as one whatever the classifier reads.
 STRONG_CAUSE = re.compile(
     r"\b(?:root[ -]caus\w*|caused by|the (?:real |underlying |actual )?(?:cause|reason) (?:is|was|for)"

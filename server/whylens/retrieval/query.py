@@ -8,6 +8,11 @@ is ever dropped: identifiers (``Request.__init__``, ``req.param``, ``getURL``), 
 versions, paths, upper-case words (``GET``, ``DENIED``) and numbers stay as typed.
 
 A very long query (a pasted log) keeps its head: ``MAX_QUERY_CHARS``.
+
+``asks_reason``: the question asks why ("why does ...", "what is the reason for ...", "how
+come ...", "what was wrong with ...") or states a symptom ("X fails / hangs / crashes when ...",
+"... returns undefined", "... doesn't work"): its answer is most often a sentence that gives a
+cause or a motive (``snippets.REASON``).
 """
 
 from __future__ import annotations
@@ -31,15 +36,40 @@ SCAFFOLD_WORDS = frozenset("""
     really please thanks help question wonder wondering understand mean means meant
 """.split())
 _WORD = re.compile(r"\S+")
+# The question asks for a reason or a cause ...
+_WHY = re.compile(
+    r"\b(?:why|how come|what(?:'s| is| was) the (?:reason|point|purpose|idea|motivation|rationale)"
+    r"|(?:any|a|the) reasons? (?:for|why|behind)|what (?:was|is) wrong with|what went wrong"
+    r"|what (?:causes|caused))\b", re.I)
+# ... or states a symptom, whose answer is its cause ("how do I ..." asks for a way: not one).
+_SYMPTOM = re.compile(
+    r"\b(?:fail(?:s|ed|ing|ure)?|crash(?:es|ed|ing)?|hang(?:s|ing)?|hung|freez(?:e|es|ing)"
+    r"|froze|stuck|break(?:s|ing)?|broke|broken|panic(?:s|ked)?|leak(?:s|ed|ing)?|chokes?"
+    r"|blows?|corrupt(?:s|ed)?|wrong|bogus|never|nothing|stops?|stopped|loses?|lost|misses"
+    r"|ignor(?:es|ed)|complains?|messed|stays|keeps|(?:does|do|did|is|are|was|were)(?:n't| not)"
+    r"|isn't|aren't|won't|can't|cannot|doesn't|don't|didn't|no longer|anymore|slow(?:er|s)?"
+    r"|crawls|invalid|refuses|undefined|throws|raised|instead of|rather than|\w*error|\w*exception"
+    r")\b", re.I)
+_HOW_TO = re.compile(r"^\W*(?:how (?:do|can|should|would) (?:i|we|you)|can (?:i|we)|is there a way)\b",
+                     re.I)
 
 
 @dataclass(frozen=True)
 class QueryPlan:
-    """``lexical``: the words BM25F and the gate see; ``meaning``: the text that is embedded."""
+    """``lexical``: the words BM25F and the gate see; ``meaning``: the text that is embedded;
+    ``asks_reason``: a why- or symptom-question (see the module docstring)."""
 
     original: str
     lexical: str
     meaning: str
+    asks_reason: bool = False
+
+
+def asks_reason(question: str, symptoms: bool = True) -> bool:
+    """Does the question ask why, or (``symptoms``) state a symptom whose cause answers it?"""
+    if _WHY.search(question):
+        return True
+    return symptoms and not _HOW_TO.match(question) and bool(_SYMPTOM.search(question))
 
 
 def looks_like_code(token: str) -> bool:
@@ -60,4 +90,5 @@ def plan(query: str) -> QueryPlan:
     kept = [w for w in _WORD.findall(stripped)
             if looks_like_code(w) or w.strip(".,;:!?\"'()[]").lower() not in SCAFFOLD_WORDS]
     lexical = " ".join(kept)
-    return QueryPlan(original=text, lexical=lexical, meaning=lexical or text)
+    return QueryPlan(original=text, lexical=lexical, meaning=lexical or text,
+                     asks_reason=asks_reason(text))

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from whylens.retrieval.query import QueryPlan, looks_like_code
 from whylens.retrieval.snippets import (candidate_sentences, coverage, entry_lines,
-                                       sentence_cosines, sentence_scores)
+                                       reason_bonus, sentence_cosines, sentence_scores)
 
 if TYPE_CHECKING:
     from whylens.index.reader import IndexReader, QueryTerm
@@ -59,6 +59,7 @@ def sentence_features(reader: IndexReader, q: QueryPlan, terms: list[QueryTerm],
     groups = [candidate_sentences(reader, item) for item in items]
     cosines = sentence_cosines(reader, q, [s for g in groups for s in g])
     idents = identifiers_of(q)
+    reason = reason_bonus(q)
     out, offset = [], 0
     for item, group, appended in zip(items, groups, entry_lines(reader, items)):
         cos = cosines[offset:offset + len(group)]
@@ -69,7 +70,8 @@ def sentence_features(reader: IndexReader, q: QueryPlan, terms: list[QueryTerm],
             "sentences": tuple(group),
             "coverages": tuple(cov),
             "cosines": tuple(cos),
-            "sentence_scores": tuple(sentence_scores(terms, group, cos, item.title, appended)),
+            "sentence_scores": tuple(sentence_scores(terms, group, cos, item.title, appended,
+                                                           reason)),
             "sentence_coverage": max(cov, default=0.0),
             "sentence_cosine": max(cos, default=0.0),
             "title_coverage": coverage(terms, item.title),

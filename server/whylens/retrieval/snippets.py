@@ -7,7 +7,9 @@ coverage of the query's words) and by meaning (cosine to the question, when the 
 vectors), mixed with ``SENTENCE_LEXICAL``, plus ``NOVEL`` × the question's words it holds that
 the title does not (the title is printed above the snippet; tune, in-sample: the answer sentence
 in the first 256 printed characters 0.283 -> 0.309), less ``ENTRY_MARGIN`` for a line of an
-appended changelog entry (the message's own sentence wins a near tie). The budget is filled best sentence first
+appended changelog entry (the message's own sentence wins a near tie), plus ``REASON`` for a
+sentence that gives a cause or motive when the question asks why or states a symptom (round 31).
+The budget is filled best sentence first
 (measured on the tune half: filling it finds the labelled answer sentence of the right commit
 79% of the time, the single best sentence 46%, the message's first sentences 62%), skipping a
 sentence that repeats one already taken and, beside the best, one of fewer than three words;
@@ -29,6 +31,7 @@ from typing import TYPE_CHECKING
 from whylens.index.analysis import text_terms
 from whylens.index.commitdocs import doc_id
 from whylens.index.prose import sentences
+from whylens.knowledge.cues import CAUSE, MOTIVE
 from whylens.models import COMMIT_TYPE, Record, Unit
 from whylens.retrieval.query import QueryPlan
 from whylens.retrieval.steps import is_step
@@ -50,6 +53,13 @@ NOVEL = 0.5
 # holding the answer, 114 labelled + 76 semantic-dev questions: 0.01 changes none, 0.02-0.1
 # lose express-q11's "Finally, the app.router getter has been removed.")
 ENTRY_MARGIN = 0.01
+# a sentence that gives a reason (``states_reason``) gains this much when the question asks why
+# or states a symptom (``QueryPlan.asks_reason``): such an answer often shares no word with the
+# question and sits below a sentence restating the topic. It orders a hit's sentences only,
+# never the hits (tune, in-sample, 152 answerable questions, bench/tune_reason.py: the answer
+# in the first 256 printed characters, gate off, 0 / 0.05 / 0.1 / 0.15 / 0.2 / 0.3 -> 56 / 57 /
+# 57 / 57 / 58 / 58; docs/benchmarks.md, issue 12, round 31)
+REASON = 0.2
 _MERGE = re.compile(r"^Merge (?:pull request|branch|remote-tracking branch|tag) ", re.I)
 _LETTERS = re.compile(r"[^\W\d_]+")
 _WORD = re.compile(r"[^\W_]+")
@@ -111,11 +121,23 @@ def commits_of(item: Unit | Record) -> list[str]:
     return [item.commit] if item.commit else []
 
 
+def states_reason(sentence: str) -> bool:
+    """Does the sentence give a cause or a motive ("because", "caused by", "so that", "the
+    primary motivation ...": ``cues.CAUSE`` or ``cues.MOTIVE``)?"""
+    return bool(CAUSE.search(sentence) or MOTIVE.search(sentence))
+
+
+def reason_bonus(q: QueryPlan) -> float:
+    """What a reason sentence gains for this question: ``REASON`` for a why- or
+    symptom-question, else nothing."""
+    return REASON if q.asks_reason else 0.0
+
+
 def sentence_scores(terms: list[QueryTerm], group: list[str], cosines: list[float], title: str,
-                    appended: frozenset[str] = frozenset()) -> list[float]:
+                    appended: frozenset[str] = frozenset(), reason: float = 0.0) -> list[float]:
     """Each sentence's score: ``SENTENCE_LEXICAL`` × coverage + the rest × its cosine, plus
-    ``NOVEL`` × the question's words it holds beyond the title's, less ``ENTRY_MARGIN`` for a
-    line of an appended changelog entry."""
+    ``NOVEL`` × the question's words it holds beyond the title's, plus ``reason`` when it
+    gives a reason, less ``ENTRY_MARGIN`` for a line of an appended changelog entry."""
     total = sum(t.idf for t in terms)
     title_words = vocabulary(title) if title else frozenset()
     beyond = [t for t in terms if not holds(t, title_words)]
@@ -125,6 +147,8 @@ def sentence_scores(terms: list[QueryTerm], group: list[str], cosines: list[floa
         score = SENTENCE_LEXICAL * coverage(terms, s) + (1 - SENTENCE_LEXICAL) * c
         if beyond:
             score += NOVEL * share * coverage(beyond, s)
+        if reason and states_reason(s):
+            score += reason
         out.append(score - (ENTRY_MARGIN if s in appended else 0.0))
     return out
 
@@ -141,7 +165,7 @@ def snippets(reader: IndexReader, q: QueryPlan, items: list[Unit | Record], budg
     out, offset = [], 0
     for item, group, appended in zip(items, groups, entry_lines(reader, items)):
         scores = sentence_scores(terms, group, cosines[offset:offset + len(group)], item.title,
-                                 appended)
+                                 appended, reason_bonus(q))
         offset += len(group)
         out.append(pack(group, scores, terms, budget, title=item.title))
     return out
