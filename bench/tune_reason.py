@@ -1,4 +1,4 @@
-"""Sweep the reason bonus of answer sentences (``snippets.REASON``, issue 12, round 31): the
+"""Sweep the reason bonus of answer sentences (``snippets.REASON``, issue 12, round 30): the
 answer sentence in the first 256 printed characters, per setting, on the TUNE half (in-sample).
 
     python bench/tune_reason.py --workdir DIR [--repo NAME ...]

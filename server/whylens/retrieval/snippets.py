@@ -8,7 +8,7 @@ vectors), mixed with ``SENTENCE_LEXICAL``, plus ``NOVEL`` × the question's word
 the title does not (the title is printed above the snippet; tune, in-sample: the answer sentence
 in the first 256 printed characters 0.283 -> 0.309), less ``ENTRY_MARGIN`` for a line of an
 appended changelog entry (the message's own sentence wins a near tie), plus ``REASON`` for a
-sentence that gives a cause or motive when the question asks why or states a symptom (round 31).
+sentence that gives a cause or motive when the question asks why or states a symptom (round 30).
 The budget is filled best sentence first
 (measured on the tune half: filling it finds the labelled answer sentence of the right commit
 79% of the time, the single best sentence 46%, the message's first sentences 62%), skipping a
@@ -58,7 +58,7 @@ ENTRY_MARGIN = 0.01
 # question and sits below a sentence restating the topic. It orders a hit's sentences only,
 # never the hits (tune, in-sample, 152 answerable questions, bench/tune_reason.py: the answer
 # in the first 256 printed characters, gate off, 0 / 0.05 / 0.1 / 0.15 / 0.2 / 0.3 -> 56 / 57 /
-# 57 / 57 / 58 / 58; docs/benchmarks.md, issue 12, round 31)
+# 57 / 57 / 58 / 58; docs/benchmarks.md, issue 12, round 30)
 REASON = 0.2
 _MERGE = re.compile(r"^Merge (?:pull request|branch|remote-tracking branch|tag) ", re.I)
 _LETTERS = re.compile(r"[^\W\d_]+")
