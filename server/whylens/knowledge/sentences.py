@@ -80,6 +80,9 @@ class Sentence:
     clean: str  # cleaned: a unit's content, what the classifier reads
     from_subject: bool  # the subject (or a merge's PR title)
     index: int = 0  # position among the commit's sentences
+    # a squash merge's body lists its pull request's commits ("* subject", body): 0 for the
+    # subject, the first one and anything before it; 1, 2, ... for the follow-ups
+    part: int = 0
 
 
 def commit_sentences(commit: Commit) -> list[Sentence]:
@@ -97,7 +100,11 @@ def commit_sentences(commit: Commit) -> list[Sentence]:
                 out.append(Sentence(raw if len(out) else raw_subject, clean, True))
     headline = not out
     seen = {_norm(s.clean) for s in out}
+    heads = squash_parts(commit.body) if commit.pr is not None else []
+    part = 0
     for paragraph in structural_paragraphs(commit.body):
+        later = [k for k in range(part + 1, len(heads)) if _norm(paragraph) == heads[k]]
+        part = later[0] if later else part
         paragraph = strip_prefix(paragraph)
         for raw in split_sentences(paragraph):
             clean = clean_inline(raw)
@@ -105,9 +112,26 @@ def commit_sentences(commit: Commit) -> list[Sentence]:
             if not _enough(clean) or key in seen:
                 continue
             seen.add(key)
-            out.append(Sentence(raw, clean, headline))
+            out.append(Sentence(raw, clean, headline, part=part))
             headline = False
-    return [Sentence(s.raw, s.clean, s.from_subject, i) for i, s in enumerate(out)]
+    return [Sentence(s.raw, s.clean, s.from_subject, i, s.part) for i, s in enumerate(out)]
+
+
+# A squash merge's body (GitHub) lists the commits of its pull request, each "* its subject" on
+# a line of its own, then that commit's body: cobra #1957 "* Avoid redundant string splits",
+# "* Avoid redundant completion output target evaluations", ...
+_PART_HEAD = re.compile(r"^\* (\S.*)$")
+
+
+def squash_parts(body: str) -> list[str]:
+    """The subjects (normalised) of the commits a squash merge's body lists, in order, when it
+    lists two or more: each a "* subject" line with a blank line (or the body's edge) before
+    and after it; else []."""
+    lines = body.replace("\r\n", "\n").split("\n")
+    heads = [_norm(head.group(1)) for i, line in enumerate(lines)
+             if (head := _PART_HEAD.match(line)) and (i == 0 or not lines[i - 1].strip())
+             and (i + 1 == len(lines) or not lines[i + 1].strip())]
+    return heads if len(heads) >= 2 else []
 
 
 def _enough(clean: str) -> bool:
