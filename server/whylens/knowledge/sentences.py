@@ -100,11 +100,8 @@ def commit_sentences(commit: Commit) -> list[Sentence]:
                 out.append(Sentence(raw if len(out) else raw_subject, clean, True))
     headline = not out
     seen = {_norm(s.clean) for s in out}
-    heads = squash_parts(commit.body) if commit.pr is not None else []
-    part = 0
-    for paragraph in structural_paragraphs(commit.body):
-        later = [k for k in range(part + 1, len(heads)) if _norm(paragraph) == heads[k]]
-        part = later[0] if later else part
+    body = structural_paragraphs(commit.body)
+    for paragraph, part in zip(body, squash_part_of(commit, body)):
         paragraph = strip_prefix(paragraph)
         for raw in split_sentences(paragraph):
             clean = clean_inline(raw)
@@ -132,6 +129,21 @@ def squash_parts(body: str) -> list[str]:
              if (head := _PART_HEAD.match(line)) and (i == 0 or not lines[i - 1].strip())
              and (i + 1 == len(lines) or not lines[i + 1].strip())]
     return heads if len(heads) >= 2 else []
+
+
+def squash_part_of(commit: Commit, paragraphs: list[str], squash: bool | None = None) -> list[int]:
+    """Which listed commit each of the body's ``paragraphs`` (in order, as cut from
+    ``commit.body``) comes from when the commit is a squash merge (``squash``; by default: a pull
+    request's number in its subject) listing two or more commits: 0 for the first and whatever
+    comes before it, 1, 2, ... for the follow-ups; all 0 otherwise."""
+    squash = commit.pr is not None if squash is None else squash
+    heads = squash_parts(commit.body) if squash else []
+    out, part = [], 0
+    for paragraph in paragraphs:
+        key = _norm(paragraph)
+        part = next((k for k in range(part + 1, len(heads)) if key == heads[k]), part)
+        out.append(part)
+    return out
 
 
 def _enough(clean: str) -> bool:
