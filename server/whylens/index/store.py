@@ -62,9 +62,7 @@ from whylens.index.schema import SCHEMA_VERSION
 # revision's (a pull request merged with the mainline; ``pipeline.blame``)
 # .26: a card sentence telling what the change does like a commit subject with no reason (but
 # as a fix), or a guess, is never shown
-# .27: a squash merge's follow-up commits (the second and later "* subject" it lists) speak for
-# a symbol only where they name it, as a PR's description does
-PIPELINE_VERSION = f"{SCHEMA_VERSION}.27"
+PIPELINE_VERSION = f"{SCHEMA_VERSION}.26"
 
 
 def outdated_reason(meta: dict) -> str | None:

@@ -11,9 +11,8 @@ Never shown (confidence 0):
   lists it (a title says what was done; a card item should say why);
 - a sentence from a commit that did not change the symbol (another commit of the same PR); from
   the description of work that changed other symbols too (a merge PR's description, an issue
-  thread: it speaks for every commit of the work; a squash merge's second or later listed
-  commit: it changed some of the symbols, and which is not known) or from a commit that changed
-  more than ``WIDE_SYMBOLS`` symbols, unless it names the symbol;
+  thread: it speaks for every commit of the work) or from a commit that changed more than
+  ``WIDE_SYMBOLS`` symbols, unless it names the symbol;
 - a sentence that opens with a connective ("However, …", "(Eliminating …"): alone on a card it
   continues a sentence that is not there; and the other kinds ``fragment`` lists (a plan, the
   state before, pasted output, the author's own story in the first person, chit-chat, what the

@@ -6,9 +6,7 @@ the unit's weight); a Pattern absorbs the next sentence when that one carries th
 lead-in (a sentence ending in ":") or one that says too little (``substance``) is never a unit;
 ids dedupe within the commit; at most ``MAX_UNITS`` are kept (the highest weights). A unit is
 anchored only to the symbols whose card it confidently explains (``confidence``): not to every
-symbol its commit changed; a sentence of a squash merge's second or later listed commit
-(``Sentence.part``) counts as the description of wider work there (shown where it names the
-symbol).
+symbol its commit changed.
 
 When the classifier's data cannot be loaded (or ``use_model=False``), the rules decide instead:
 the heuristics table, with one low-prior unit from the subject when nothing fires (see
@@ -53,7 +51,6 @@ class _Draft:
     context: str
     weight: float
     from_subject: bool
-    part: int = 0  # which commit of a squash merge's list it comes from (``Sentence.part``)
 
 
 def extract_units(
@@ -78,16 +75,10 @@ def extract_units(
     if len(unit_symbols) > SWEEPING_SYMBOLS:
         unit_symbols = ()  # a sweeping change: what it says is no one symbol's story
     kinds = {e.symbol: e.kind for e in events}
-    # a follow-up commit of a squash merge changed some of its symbols, and which is not known:
-    # like a merge PR's description, it speaks for a symbol only where it names it
-    part: dict[str, int] = {}
-    for draft in drafts:
-        part.setdefault(unit_id(draft.type, draft.content), draft.part)
-    follow_ups = {uid for uid, n in part.items() if n > 0}
     return [replace(unit, symbols=tuple(
         s for s in unit.symbols if shown(evidence(
             unit.content, UNIT_FIELDS[unit.type], unit.weight, s, kinds.get(s, "body"),
-            unit_symbols, whole_work=unit.id in follow_ups))))
+            unit_symbols))))
         for unit in _units(drafts, commit, unit_files, unit_symbols)]
 
 
@@ -138,7 +129,7 @@ def _model_drafts(sentences: list[Sentence], commit: Commit, paths, model) -> li
             context = f"{_end_sentence(context)} {sentences[i].raw}"
             i += 1
         drafts.append(_Draft(prediction.unit, f"model.{prediction.unit}", content, context,
-                             min(weight, MAX_WEIGHT), sentence.from_subject, sentence.part))
+                             min(weight, MAX_WEIGHT), sentence.from_subject))
     return drafts
 
 
@@ -174,7 +165,7 @@ def _heuristic_drafts(sentences: list[Sentence]) -> list[_Draft]:
             weight += RESOLUTION_BONUS
             i += 1
         drafts.append(_Draft(heuristic.type, heuristic.name, content, context,
-                             min(weight, MAX_WEIGHT), sentence.from_subject, sentence.part))
+                             min(weight, MAX_WEIGHT), sentence.from_subject))
     return drafts
 
 

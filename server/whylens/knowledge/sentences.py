@@ -80,9 +80,6 @@ class Sentence:
     clean: str  # cleaned: a unit's content, what the classifier reads
     from_subject: bool  # the subject (or a merge's PR title)
     index: int = 0  # position among the commit's sentences
-    # a squash merge's body lists its pull request's commits ("* subject", body): 0 for the
-    # subject, the first one and anything before it; 1, 2, ... for the follow-ups
-    part: int = 0
 
 
 def commit_sentences(commit: Commit) -> list[Sentence]:
@@ -100,8 +97,7 @@ def commit_sentences(commit: Commit) -> list[Sentence]:
                 out.append(Sentence(raw if len(out) else raw_subject, clean, True))
     headline = not out
     seen = {_norm(s.clean) for s in out}
-    body = structural_paragraphs(commit.body)
-    for paragraph, part in zip(body, squash_part_of(commit, body)):
+    for paragraph in structural_paragraphs(commit.body):
         paragraph = strip_prefix(paragraph)
         for raw in split_sentences(paragraph):
             clean = clean_inline(raw)
@@ -109,41 +105,9 @@ def commit_sentences(commit: Commit) -> list[Sentence]:
             if not _enough(clean) or key in seen:
                 continue
             seen.add(key)
-            out.append(Sentence(raw, clean, headline, part=part))
+            out.append(Sentence(raw, clean, headline))
             headline = False
-    return [Sentence(s.raw, s.clean, s.from_subject, i, s.part) for i, s in enumerate(out)]
-
-
-# A squash merge's body (GitHub) lists the commits of its pull request, each "* its subject" on
-# a line of its own, then that commit's body: cobra #1957 "* Avoid redundant string splits",
-# "* Avoid redundant completion output target evaluations", ...
-_PART_HEAD = re.compile(r"^\* (\S.*)$")
-
-
-def squash_parts(body: str) -> list[str]:
-    """The subjects (normalised) of the commits a squash merge's body lists, in order, when it
-    lists two or more: each a "* subject" line with a blank line (or the body's edge) before
-    and after it; else []."""
-    lines = body.replace("\r\n", "\n").split("\n")
-    heads = [_norm(head.group(1)) for i, line in enumerate(lines)
-             if (head := _PART_HEAD.match(line)) and (i == 0 or not lines[i - 1].strip())
-             and (i + 1 == len(lines) or not lines[i + 1].strip())]
-    return heads if len(heads) >= 2 else []
-
-
-def squash_part_of(commit: Commit, paragraphs: list[str], squash: bool | None = None) -> list[int]:
-    """Which listed commit each of the body's ``paragraphs`` (in order, as cut from
-    ``commit.body``) comes from when the commit is a squash merge (``squash``; by default: a pull
-    request's number in its subject) listing two or more commits: 0 for the first and whatever
-    comes before it, 1, 2, ... for the follow-ups; all 0 otherwise."""
-    squash = commit.pr is not None if squash is None else squash
-    heads = squash_parts(commit.body) if squash else []
-    out, part = [], 0
-    for paragraph in paragraphs:
-        key = _norm(paragraph)
-        part = next((k for k in range(part + 1, len(heads)) if key == heads[k]), part)
-        out.append(part)
-    return out
+    return [Sentence(s.raw, s.clean, s.from_subject, i) for i, s in enumerate(out)]
 
 
 def _enough(clean: str) -> bool:

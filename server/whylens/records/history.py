@@ -271,7 +271,8 @@ def _squash_work(commit: Commit, number: int) -> _Work:
     # one commit holds the whole PR: its description is that commit's message
     work.thread.append(lambda builder: builder.add_paragraph(
         _headline(title), "description", commit.author, commit=commit.sha))
-    work.thread.append(lambda builder: builder.add_body(commit, "description", squash=True))
+    work.thread.append(lambda builder: builder.add_text(
+        commit.body, "description", commit.author, commit=commit.sha))
     work.raw.append(commit.message)
     return _with_closing_issue(work)
 

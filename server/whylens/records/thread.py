@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 
 from whylens.knowledge.clean import clean_inline, structural_paragraphs
-from whylens.knowledge.sentences import split_sentences, squash_part_of
+from whylens.knowledge.sentences import split_sentences
 from whylens.models import Claim, ThreadUnit
 
 UNIT_KINDS = ("description", "comment", "review", "commit")
@@ -84,16 +84,6 @@ class ThreadBuilder:
         for unit in units:
             self.add_paragraph(unit.text, unit.kind, unit.author, unit.url, unit.commit)
 
-    def add_body(self, commit, kind: str, squash: bool | None = None) -> ThreadBuilder:
-        """Add a commit's body. A squash merge's follow-up commits (``knowledge.sentences.
-        squash_part_of``) changed some of its symbols, and which is not known: like a PR's
-        description they speak for the work as a whole (``commit`` None)."""
-        body = paragraphs(commit.body)
-        for paragraph, part in zip(body, squash_part_of(commit, body, squash)):
-            self.add_paragraph(paragraph, kind, commit.author,
-                               commit=commit.sha if part == 0 else None)
-        return self
-
     def freeze(self) -> tuple[ThreadUnit, ...]:
         return tuple(self.units)
 
@@ -105,7 +95,8 @@ def commit_thread(commit, builder: ThreadBuilder | None = None, title: bool = Tr
         subject = clean_inline(strip_pr_suffix(commit.subject))
         if subject:
             builder.add_paragraph(subject, "commit", commit.author, commit=commit.sha)
-    return builder.add_body(commit, "commit")
+    builder.add_text(commit.body, "commit", commit.author, commit=commit.sha)
+    return builder
 
 
 def claims(units) -> list[Claim]:
