@@ -31,6 +31,10 @@ SETS = {
     # was, seed 131), labelled blind on main's cards before any rule of the round was scored
     "tune3": {"symbols": "tune3-symbols.tsv", "records": "tune3-records.tsv",
               "record_labels": "tune3-records.jsonl"},
+    # round 31: a fourth tune set (redis, gson, ripgrep, serde, sinatra, cobra; chosen as tune3
+    # was, seed 431), labelled blind on base31's cards before any rule of the round was written
+    "tune4": {"symbols": "tune4-symbols.tsv", "records": "tune4-records.tsv",
+              "record_labels": "tune4-records.jsonl"},
 }
 def pairs(values: list[str]) -> dict[str, str]:
     return dict(v.split("=", 1) for v in values or [])
