@@ -6,6 +6,9 @@ For every case of a replay (``replay_review.py``, best run with ``--floor 0``) w
 gate (a miss, as ``score_review.is_hit``), git alone (the bare mirror, read-only; only commits that
 are ancestors of the change's parent, i.e. history the reviewer had) gives these evidence leads:
 
+Only product source (``review_guarded.product_source``: not tests, docs, examples) counts for
+the line leads.
+
 - ``reapply_revert``: added lines (whitespace-collapsed, > 8 characters, not a bare bracket or
   keyword line) that an earlier revert removed from the same file (count);
 - ``reapply_fixed``: added lines an earlier fix commit (subject as ``replay_review.FIX``) removed
@@ -36,6 +39,7 @@ import subprocess
 from pathlib import Path
 
 from score_review import at_gate, is_hit
+from whylens.retrieval.review_guarded import product_source
 
 FIX = re.compile(r"\b(fix(e[sd]|ing)?|bug|regression|broke|broken|crash\w*|hotfix)\b", re.I)
 REVERT = re.compile(r"^Revert\b|This reverts commit", re.I | re.M)
@@ -138,6 +142,8 @@ def study(data: dict, hist: History, gate: float) -> list[dict]:
         base, head, later = r["base"], r["head"], r["later"]
         added, removed, numbers = patch_lines(repo, base, head)
         paths = sorted(set(added) | set(numbers))
+        added = {p: v for p, v in added.items() if product_source(p)}  # leads on product code only
+        numbers = {p: v for p, v in numbers.items() if product_source(p)}
         earlier = hist.before(head, base, paths)
         rev_n = fixr_n = 0
         for c in earlier:
