@@ -12,6 +12,8 @@ The checks, each in its own module with its confidence set out next to it:
   records of the symbol;
 - co-change (``review_cochange``): a file or symbol that history changes together with the
   changed one, untouched here;
+- ``vendored-edit`` (``review_vendored``): a local edit of a file whose history is mostly syncs
+  from the project it copies;
 - ``fragile`` (``review_fragile``): every one of the changed symbol's last changes was followed
   by a fix, or it was fixed four times in the last 180 days; either way one of its fixes last
   changed lines the change touches.
@@ -33,7 +35,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from whylens.models import FileChange, Suggestion, Unit
-from whylens.retrieval import review_cochange, review_reapply
+from whylens.retrieval import review_cochange, review_reapply, review_vendored
 from whylens.retrieval.evidence import anchored_exactly, has_fix_edge
 from whylens.retrieval.review_constraints import constraints, current_facts
 from whylens.retrieval.review_context import ReviewContext
@@ -139,6 +141,7 @@ def review_report(reader, repo_root, changes: list[FileChange], read_head: TextR
             _check_symbol(ctx, where, view.paths, neighbours, message, near)
     review_reapply.check(ctx, views, patches)
     review_cochange.check(ctx, views, exists or (lambda p: safe_read(read_head, p) is not None))
+    review_vendored.check(ctx, views)
     found = _one_per_change([calibrated(s) for s in _superseded_dropped(ctx.out, gate)])
     return ReviewReport(select(found, cap=cap, gate=gate), tuple(notices), len(views),
                         sum(changed_lines(v.change) for v in views))

@@ -48,6 +48,12 @@ def not_guarded(view: FileView) -> bool:
     return view.change.status == "D" or emptied or not product_source(view.path)
 
 
+def code_place(path: str) -> bool:
+    """Not a test, example, doc or bench place (``product_source`` without the file kind and
+    vendored tests: a vendored copy is code of its own project)."""
+    return not _NOT_PRODUCT.search(path)
+
+
 def product_source(path: str) -> bool:
     """Not tests, examples, docs, build manifests, files of no programming language, vendored or
     generated copies."""
