@@ -24,7 +24,7 @@ the line leads.
   or the best suggestion of the change at all (``any:kind@score``).
 
 The hand classification (``bench/labels/review-misses-NAME.tsv``) is made by reading the change
-and its later revert or fix, with these leads as pointers; see docs/benchmarks.md, Round 31.
+and its later revert or fix, with these leads as pointers; see docs/benchmarks.md, Round 30 (recall31).
 """
 
 from __future__ import annotations

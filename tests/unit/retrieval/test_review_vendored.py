@@ -7,7 +7,6 @@ import json
 
 from whylens.cli import main
 from whylens.pipeline import run_index
-from whylens.retrieval.review_vendored import copied_from, is_sync
 
 POOL = "requests/packages/urllib3/pool.py"
 
@@ -78,6 +77,8 @@ def test_a_sync_and_a_product_change_get_no_vendored_comment(make_repo, index_di
 
 
 def test_sync_subjects():
+    from whylens.retrieval.review_vendored import copied_from, is_sync
+
     assert is_sync("Update urllib3 to d89d508", "urllib3")
     assert is_sync("upstream urllib3", "urllib3")
     assert is_sync("urllib3 v1.2.2", "urllib3")
