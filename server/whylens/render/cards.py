@@ -20,7 +20,7 @@ from whylens.retrieval.citations import (
     item_url,
     record_ref,
 )
-from whylens.retrieval.said_once import repeats, said_once, summary_parts
+from whylens.retrieval.said_once import repeats, said_once, summary_parts, title_only
 
 MAX_CARD_CHARS = 1200
 CARD_RECORDS = 2
@@ -147,9 +147,7 @@ def _card_records(story: Story) -> list[Record]:
     """The decisions a hover lists: not one that would show only its title, when a pitfall or
     constraint of the card says that title (the unit, typed, cites the same change)."""
     told = [u.content or u.title for u in _typed(story)]
-    return [r for r in story.records
-            if not (summary_parts(r)[1:] == ("", "") and summary_parts(r)[0] == r.title
-                    and repeats(r.title, told))]
+    return [r for r in story.records if not (title_only(r) and repeats(r.title, told))]
 
 
 def _card(story: Story, links: WebLinks | None, limit: int, counts: list[int]) -> str:
@@ -160,8 +158,9 @@ def _card(story: Story, links: WebLinks | None, limit: int, counts: list[int]) -
     records = _card_records(story)[:n_records]
     units = _card_units(story, records)[:n_units]
     if records:
+        typed = _typed(story)
         lines += ["", f"**Decisions** ({LABEL})"]
-        lines += [f"- {record_ref(r, links)} {record_summary(r, limit, _typed(story), units)}"
+        lines += [f"- {record_ref(r, links)} {record_summary(r, limit, typed, units)}"
                   f" — *{outcome(story, r)}*"
                   for r in records]
     if units:

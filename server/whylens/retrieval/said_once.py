@@ -104,7 +104,7 @@ def distinct(units: Sequence[Unit], records: Sequence[Record]
     say, or another unit says, is left out."""
     texts = [u.content or u.title for u in units]
     told = [(u, t) for u, t in zip(units, texts) if u.type in SAID_BY_UNITS]
-    kept = tuple(r for r in records if not (_title_only(r) and any(
+    kept = tuple(r for r in records if not (title_only(r) and any(
         repeats(r.title, [t]) or (u.commit in r.fixing_commits and same_claim(r.title, t))
         for u, t in told)))
     said = [r.title for r in kept] + [text for r in kept for text in _fields(r)
@@ -114,7 +114,7 @@ def distinct(units: Sequence[Unit], records: Sequence[Record]
         u.commit == other.commit and same_claim(t, theirs) for other, theirs in shown[:i])), kept
 
 
-def _title_only(record: Record) -> bool:
+def title_only(record: Record) -> bool:
     """A record whose summary says nothing but its title."""
     head, decision, rejected = summary_parts(record)
     return head == record.title and not decision and not rejected
