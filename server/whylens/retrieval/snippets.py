@@ -162,10 +162,11 @@ def snippets(reader: IndexReader, q: QueryPlan, items: list[Unit | Record], budg
     terms = reader.query_terms(q.lexical)
     groups = [candidate_sentences(reader, item) for item in items]
     cosines = sentence_cosines(reader, q, [s for group in groups for s in group])
+    reason = reason_bonus(q)
     out, offset = [], 0
     for item, group, appended in zip(items, groups, entry_lines(reader, items)):
         scores = sentence_scores(terms, group, cosines[offset:offset + len(group)], item.title,
-                                 appended, reason_bonus(q))
+                                 appended, reason)
         offset += len(group)
         out.append(pack(group, scores, terms, budget, title=item.title))
     return out
