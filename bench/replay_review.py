@@ -8,7 +8,10 @@
 Cases — past changes that went wrong:
 - ``reverted``: a commit later reverted (the index's reverts table: "This reverts commit <sha>");
 - ``fixed``: a commit followed within --days by a fix commit (subject says fix / bug / regression /
-  broke / crash) that touched the same symbols (the most recent such change before the fix).
+  broke / crash) that touched the same symbols and (``--cases causal``, the default since recall32)
+  removes or rewrites product lines the commit added, or lines next to them
+  (``review_causal``; the most recent such change before the fix). ``--cases symbol``: the rule
+  before, the most recent change of a symbol the fix touched, whatever the fix repaired.
 Each is reviewed as it was proposed (its parent → it) with the index as of the moment it was
 reviewed: the commit's parent when it sits on the first-parent line, else the mainline commit its
 pull request was merged onto (``merge^1``). Cases whose revert or fix is already in that index are
@@ -96,6 +99,7 @@ from whylens.retrieval.review import GATE, review
 from whylens.retrieval.review_hunks import file_view, file_wide, git_lines
 
 from review_blame import blame_rows
+from review_causal import causal
 
 ROOT = Path(__file__).resolve().parents[1]
 BASELINE_COMMIT = "916f569"  # main before review8 (issue 15, eighth round): the same-run baseline
@@ -176,7 +180,10 @@ def head_facts(index_dir: Path):
     return events, files, pairs
 
 
-def find_cases(commits, events, pairs, days: int, since: int) -> list[dict]:
+def find_cases(commits, events, pairs, days: int, since: int, repo: str | None = None) -> list[dict]:
+    """Reverted and fixed changes. With ``repo`` (``--cases causal``, recall32), a fix makes a case
+    of the most recent such change whose added lines it rewrites (``review_causal.causal``), not
+    of the most recent change of a symbol it touched (``--cases symbol``, the rule before)."""
     cases: dict[str, dict] = {}
     for reverted, reverting in pairs:
         if reverted in commits and events.get(reverted) and commits[reverted]["ts"] >= since:
@@ -190,14 +197,15 @@ def find_cases(commits, events, pairs, days: int, since: int) -> list[dict]:
     for fix, meta in commits.items():
         if len(meta["parents"]) != 1 or not FIX.search(meta["subject"]) or REVERT.match(meta["subject"]):
             continue
-        best = None
+        near = set()
         for key in events.get(fix, ()):
             for x in by_symbol[key]:
                 dt = meta["ts"] - commits[x]["ts"]
                 if x != fix and 0 < dt <= days * 86_400 and len(commits[x]["parents"]) == 1 \
                         and not FIX.search(commits[x]["subject"]) and commits[x]["ts"] >= since:
-                    if best is None or commits[x]["ts"] > commits[best]["ts"]:
-                        best = x
+                    near.add(x)
+        ranked = sorted(near, key=lambda x: commits[x]["ts"], reverse=True)
+        best = next((x for x in ranked if repo is None or causal(repo, x, fix)), None)
         if best and best not in cases:
             cases[best] = {"sha": best, "kind": "fixed", "later": fix,
                            "targets": events[best] & events[fix]}
@@ -270,6 +278,9 @@ def main() -> None:
     parser.add_argument("repo")
     parser.add_argument("--name", help="short name (labels: bench/labels/review-NAME.tsv)")
     parser.add_argument("--days", type=int, default=30)
+    parser.add_argument("--cases", choices=("causal", "symbol"), default="causal",
+                        help="fixed cases: the fix rewrites the change's lines (causal, recall32) or "
+                             "touches one of its symbols (symbol, the rule before)")
     parser.add_argument("--since", default="2013-01-01", help="cases and ordinary changes from")
     parser.add_argument("--ordinary", type=int, default=250, help="ordinary changes to review")
     parser.add_argument("--max-cases", type=int, default=200, help="at most N cases (evenly spaced)")
@@ -300,7 +311,8 @@ def main() -> None:
         cases: list[dict] = []
         ordinary: list[str] = []
         if not args.no_cases:
-            cases = [c for c in find_cases(commits, events, pairs, args.days, since) if c["sha"] in review_at]
+            cases = [c for c in find_cases(commits, events, pairs, args.days, since,
+                                           repo if args.cases == "causal" else None) if c["sha"] in review_at]
             cases.sort(key=lambda c: commits[c["sha"]]["ts"])
             if len(cases) > args.max_cases:
                 step = len(cases) / args.max_cases

@@ -28,6 +28,7 @@ import statistics
 import sys
 from pathlib import Path
 
+from review_causal import keep_case
 from whylens.models import Suggestion
 from whylens.retrieval.review import DEFAULT_CAP, GATE, select
 
@@ -89,8 +90,12 @@ def is_hit(row: dict, s: dict, wide: bool = False) -> bool:
     return s["symbol"] in names or (s["symbol"] is None and s["path"] in paths)
 
 
-def score(data: dict, engine: str, gate: float, offsets: dict, labels: dict) -> dict:
-    cases = [r for r in data["results"] if r["set"] == "case"]
+def score(data: dict, engine: str, gate: float, offsets: dict, labels: dict,
+          definition: str = "symbol") -> dict:
+    """``definition``: ``symbol`` (the replay's case set as saved) or ``causal`` (a fixed case
+    only when the later fix rewrites lines the change added, ``review_causal.keep_case``)."""
+    cases = [r for r in data["results"] if r["set"] == "case"
+             and (definition == "symbol" or keep_case(data["repo"], r))]
     ordinary = [r for r in data["results"] if r["set"] == "ordinary"]
     shown = {id(r): at_gate(r[engine], gate, offsets if engine == "new" else {})
              for r in cases + ordinary}
@@ -178,6 +183,8 @@ def main() -> None:
     parser.add_argument("--labels", help="default: bench/labels/review-NAME.tsv")
     parser.add_argument("--offset", action="append", default=[], metavar="KIND=X")
     parser.add_argument("--todo", help="write the unlabelled suggestions at the gate here (TSV)")
+    parser.add_argument("--cases", choices=("symbol", "causal", "both"), default="both",
+                        help="case definition: the replay's (symbol), causal fixes only, or both")
     parser.add_argument("--curve", action="store_true", help="also print other thresholds")
     args = parser.parse_args()
     offsets = {k: float(v) for k, v in (o.split("=", 1) for o in args.offset)}
@@ -192,15 +199,19 @@ def main() -> None:
               f"ordinary; replay {data['seconds']} s; review p50 {statistics.median(seconds or [0]):.2f} s, "
               f"max {max(seconds or [0]):.2f} s; labels {labels_path}")
         baseline_gate = data.get("baseline_gate") or BASELINE_GATE
-        for engine, gate in (("old", baseline_gate), ("new", args.gate)):
-            m = score(data, engine, gate, offsets, labels)
+        definitions = ("symbol", "causal") if args.cases == "both" else (args.cases,)
+        for engine, gate, definition in [(e, g, d) for e, g in (("old", baseline_gate), ("new", args.gate))
+                                         for d in definitions]:
+            m = score(data, engine, gate, offsets, labels, definition)
             title = f"baseline {data.get('baseline', '')}" if engine == "old" else "new engine"
+            title += f" [{definition}]"
             print(f"  {title:15} gate {gate:.2f}: recall {pct(m['recall'])} {m['recall_by_kind']} "
                   f"(counting hits on file-wide anchors: {pct(m['recall_with_wide'])}); "
                   f"precision {pct(m['precision'])} (ordinary {pct(m['precision_ordinary'])}); "
                   f"{m['per100']:.1f} comments / 100 ordinary; {len(m['unlabelled'])} unlabelled")
             print(f"    kinds: {dict(sorted(m['kinds'].items()))}")
-            todo += [(engine, r, s) for r, s in m["unlabelled"]]
+            if definition == definitions[0]:
+                todo += [(engine, r, s) for r, s in m["unlabelled"]]
         if args.curve:
             for threshold in (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9):
                 m = score(data, "new", threshold, offsets, labels)
