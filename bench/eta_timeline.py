@@ -13,38 +13,83 @@ import importlib.util
 import json
 import math
 import os
+import resource
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+import rss_timeline  # noqa: E402
+
 SERVER = os.environ.get("WHYLENS_BENCH_SERVER", str(ROOT / "server"))
 
 
-def record(repo: str, index_dir: Path, out: Path) -> None:
+def record(repo: str, index_dir: Path, out: Path, rss_out: Path | None = None) -> None:
+    """``rss_out``: also sample the RSS of the indexer's process tree every 0.5 s (as
+    ``rss_timeline.py``), write its rows there and print its peak and the tree's CPU."""
     if index_dir.exists():
         shutil.rmtree(index_dir)
     env = {**os.environ, "PYTHONPATH": SERVER}
     args = [sys.executable, "-m", "whylens", "index", "--repo", repo, "--index-dir",
             str(index_dir), "--progress", "json"]
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu0 = usage.ru_utime + usage.ru_stime
     start = time.monotonic()
     with out.open("w") as sink, subprocess.Popen(args, stdout=subprocess.PIPE, text=True,
                                                  env=env, cwd=ROOT) as child:
         assert child.stdout is not None
+        sampler = _RssSampler(child.pid, start) if rss_out is not None else None
         for line in child.stdout:
             try:
                 data = json.loads(line)
             except ValueError:
                 continue
             if data.get("event") == "progress":
-                sink.write(json.dumps({"t": round(time.monotonic() - start, 3),
-                                       "phase": data["phase"], "done": data["done"],
-                                       "total": data["total"]}) + "\n")
+                row = {"t": round(time.monotonic() - start, 3), "phase": data["phase"],
+                       "done": data["done"], "total": data["total"]}
+                row.update({k: data[k] for k in EXTRA_FIELDS if k in data})
+                sink.write(json.dumps(row) + "\n")
+                if sampler is not None:
+                    sampler.timeline.mined = int(data["done"])
         child.wait()
         sink.write(json.dumps({"t": round(time.monotonic() - start, 3), "end": True,
                                "rc": child.returncode}) + "\n")
+    if sampler is not None and rss_out is not None:
+        sampler.stop()
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        rss_timeline.write_tsv(sampler.timeline, str(rss_out))
+        rss_timeline.report(sampler.timeline, time.monotonic() - start,
+                            usage.ru_utime + usage.ru_stime - cpu0)
+
+
+# progress-line fields besides phase/done/total that a timeline keeps when the run prints them
+EXTRA_FIELDS = ("work", "work_total")
+
+
+class _RssSampler:
+    """RSS of a process tree every 0.5 s, in a thread (``rss_timeline``'s rows)."""
+
+    def __init__(self, pid: int, start: float, every: float = 0.5) -> None:
+        self.timeline = rss_timeline.Timeline()
+        self._done = threading.Event()
+
+        def sample() -> None:
+            while not self._done.wait(every):
+                rss = rss_timeline.read_tree(pid, self.timeline)
+                self.timeline.samples.append(
+                    rss_timeline.Sample(time.monotonic() - start, self.timeline.mined, rss))
+
+        self._thread = threading.Thread(target=sample, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._done.set()
+        self._thread.join()
 
 
 def load(path: Path) -> tuple[list[dict], float]:
@@ -111,13 +156,14 @@ def main() -> None:
     rec.add_argument("repo")
     rec.add_argument("--index-dir", type=Path, required=True)
     rec.add_argument("--out", type=Path, required=True)
+    rec.add_argument("--rss", type=Path, help="also sample the tree's RSS; rows written here")
     sc = sub.add_parser("score")
     sc.add_argument("timelines", type=Path, nargs="+")
     sc.add_argument("--server", action="append", default=[], metavar="LABEL=DIR",
                     help="a checkout's server folder whose Eta to score (repeat)")
     args = parser.parse_args()
     if args.cmd == "record":
-        record(args.repo, args.index_dir, args.out)
+        record(args.repo, args.index_dir, args.out, args.rss)
     else:
         servers = dict(item.split("=", 1) for item in args.server) or {"this": SERVER}
         score(args.timelines, servers)
