@@ -315,3 +315,15 @@ def split_args(doc: str, tune: tuple[str, ...], held_out: tuple[str, ...]):
     label = "TUNE half, in-sample" if args.tune else "HELD-OUT half"
     print(f"{label}; load average {os.getloadavg()[0]:.1f} (2 cores shared)")
     return args, names, label
+
+
+def answerable_questions(names: list[str], workdir: str):
+    """Per repository of ``names``: its name, a warm reader of its index (built in
+    ``workdir`` when missing) and its answerable questions — what the tune sweeps walk."""
+    from whylens.index.store import IndexStore
+
+    for name in names:
+        index_dir, _ = ensure_index(name, Path(workdir))
+        with IndexStore(index_dir).reader() as reader:
+            whylens_answer(reader, "warm up")
+            yield name, reader, [q for q in questions(name) if q["kind"] == "answerable"]

@@ -15,10 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from qbench import (TUNE, answer_shown, ensure_index, questions, split_args,  # noqa: E402
-                    whylens_answer)
+from qbench import TUNE, answer_shown, answerable_questions, split_args, whylens_answer  # noqa: E402
 
-from whylens.index.store import IndexStore  # noqa: E402
 from whylens.retrieval import rerank, snippets  # noqa: E402
 
 ORIGINAL = snippets.sentence_scores
@@ -57,23 +55,19 @@ def main() -> int:
     shown: dict[str, set[str]] = {s: set() for s in table}
     moved = dict.fromkeys(table, 0)
     total = 0
-    for name in names:
-        index_dir, _ = ensure_index(name, Path(args.workdir))
-        with IndexStore(index_dir).reader() as reader:
-            whylens_answer(reader, "warm up")
-            asked = [q for q in questions(name) if q["kind"] == "answerable"]
-            total += len(asked)
-            first: dict[str, list] = {}
-            for label, transform in table.items():
-                install(transform)
-                for q in asked:
-                    answer = whylens_answer(reader, q["question"], gate=0.0)
-                    if transform is None:
-                        first[q["id"]] = answer.commits[:1]
-                    elif answer.commits[:1] != first[q["id"]]:
-                        moved[label] += 1
-                    if answer_shown(q["answer"], answer.output):
-                        shown[label].add(q["id"])
+    for name, reader, asked in answerable_questions(names, args.workdir):
+        total += len(asked)
+        first: dict[str, list] = {}
+        for label, transform in table.items():
+            install(transform)
+            for q in asked:
+                answer = whylens_answer(reader, q["question"], gate=0.0)
+                if transform is None:
+                    first[q["id"]] = answer.commits[:1]
+                elif answer.commits[:1] != first[q["id"]]:
+                    moved[label] += 1
+                if answer_shown(q["answer"], answer.output):
+                    shown[label].add(q["id"])
         print(f"{name} done", file=sys.stderr, flush=True)
     install(None)
     base = shown["none"]

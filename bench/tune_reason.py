@@ -19,10 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from qbench import (TUNE, answer_shown, ensure_index, questions, split_args,  # noqa: E402
-                    whylens_answer)
+from qbench import TUNE, answer_shown, answerable_questions, split_args, whylens_answer  # noqa: E402
 
-from whylens.index.store import IndexStore  # noqa: E402
 from whylens.knowledge.cues import CAUSE  # noqa: E402
 from whylens.retrieval import query, rerank, snippets  # noqa: E402
 
@@ -50,28 +48,24 @@ def main() -> int:
     moved: dict[tuple[str, str, float], int] = {s: 0 for s in settings()}
     abstained: set[str] = set()
     total = 0
-    for name in names:
-        index_dir, _ = ensure_index(name, Path(args.workdir))
-        with IndexStore(index_dir).reader() as reader:
-            whylens_answer(reader, "warm up")
-            asked = [q for q in questions(name) if q["kind"] == "answerable"]
-            total += len(asked)
-            first: dict[str, list] = {}
-            for setting in settings():
-                cond, signal, bonus = setting
-                query._WHY, query._SYMPTOM = CONDITIONS[cond]
-                snippets.states_reason = SIGNALS[signal]
-                snippets.REASON = bonus
-                for q in asked:
-                    answer = whylens_answer(reader, q["question"], gate=0.0)
-                    if bonus == 0.0:
-                        first[q["id"]] = answer.commits[:1]
-                        if whylens_answer(reader, q["question"]).abstained:
-                            abstained.add(q["id"])
-                    elif answer.commits[:1] != first[q["id"]]:
-                        moved[setting] += 1
-                    if answer_shown(q["answer"], answer.output):
-                        shown[setting].add(q["id"])
+    for name, reader, asked in answerable_questions(names, args.workdir):
+        total += len(asked)
+        first: dict[str, list] = {}
+        for setting in settings():
+            cond, signal, bonus = setting
+            query._WHY, query._SYMPTOM = CONDITIONS[cond]
+            snippets.states_reason = SIGNALS[signal]
+            snippets.REASON = bonus
+            for q in asked:
+                answer = whylens_answer(reader, q["question"], gate=0.0)
+                if bonus == 0.0:
+                    first[q["id"]] = answer.commits[:1]
+                    if whylens_answer(reader, q["question"]).abstained:
+                        abstained.add(q["id"])
+                elif answer.commits[:1] != first[q["id"]]:
+                    moved[setting] += 1
+                if answer_shown(q["answer"], answer.output):
+                    shown[setting].add(q["id"])
         print(f"{name} done", file=sys.stderr, flush=True)
     base = shown[settings()[0]]
     print(f"{total} answerable questions; within 256, gate off / on; gained / lost vs no bonus")
