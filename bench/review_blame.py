@@ -15,10 +15,13 @@ MAX_LINES = 400  # changed base lines looked at per change
 _HEADER = re.compile(r"^([0-9a-f]{40}) \d+ (\d+)")
 
 
-def git_blame(git_dir: str, rev: str, path: str, start: int, end: int, *flags: str) -> dict[int, str]:
-    """line → commit for ``start..end`` of ``path`` at ``rev`` (``git blame --porcelain``)."""
+def git_blame(git_dir: str, rev: str, path: str, start: int | None, end: int | None,
+              *flags: str) -> dict[int, str]:
+    """line → commit for ``start..end`` of ``path`` at ``rev`` (``git blame --porcelain``; the
+    whole file when ``start`` is None)."""
+    lines = ["-L", f"{start},{end}"] if start is not None else []
     out = subprocess.run(["git", "--git-dir", git_dir, "blame", "--porcelain", *flags,
-                          "-L", f"{start},{end}", rev, "--", path],
+                          *lines, rev, "--", path],
                          capture_output=True, text=True, errors="replace").stdout
     found: dict[int, str] = {}
     for line in out.splitlines():

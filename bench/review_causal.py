@@ -33,6 +33,7 @@ import re
 import subprocess
 from pathlib import Path
 
+from review_blame import git_blame
 from whylens.retrieval.review_guarded import product_source
 
 MOVES = False  # blame -M (moved lines keep their writer): the same agreement on tune, not used
@@ -69,16 +70,8 @@ def fix_hunks(repo: str, fix: str) -> tuple[tuple[str, tuple[tuple[int, int], ..
 def owners(repo: str, rev: str, path: str, moves: bool = False) -> tuple[str, ...]:
     """``git blame -w`` of ``path`` at ``rev``: the commit of each line (index 0 = line 1); with
     ``moves``, lines moved within the file keep their first writer (``-M``)."""
-    out = _git(repo, "blame", "-w", *(["-M"] if moves else []), "--porcelain", rev, "--", path)
-    lines: list[str] = []
-    for line in out.splitlines():
-        m = re.match(r"^([0-9a-f]{40}) \d+ (\d+)", line)
-        if m:
-            number = int(m.group(2))
-            while len(lines) < number:
-                lines.append("")
-            lines[number - 1] = m.group(1)
-    return tuple(lines)
+    found = git_blame(repo, rev, path, None, None, "-w", *(["-M"] if moves else []))
+    return tuple(found.get(n, "") for n in range(1, max(found, default=0) + 1))
 
 
 def near_lines(start: int, count: int, near: int, length: int) -> range:
