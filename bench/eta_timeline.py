@@ -17,7 +17,6 @@ import resource
 import shutil
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -43,7 +42,7 @@ def record(repo: str, index_dir: Path, out: Path, rss_out: Path | None = None) -
     with out.open("w") as sink, subprocess.Popen(args, stdout=subprocess.PIPE, text=True,
                                                  env=env, cwd=ROOT) as child:
         assert child.stdout is not None
-        sampler = _RssSampler(child.pid, start) if rss_out is not None else None
+        sampler = rss_timeline.Sampler(child.pid, start) if rss_out is not None else None
         for line in child.stdout:
             try:
                 data = json.loads(line)
@@ -69,27 +68,6 @@ def record(repo: str, index_dir: Path, out: Path, rss_out: Path | None = None) -
 
 # progress-line fields besides phase/done/total that a timeline keeps when the run prints them
 EXTRA_FIELDS = ("work", "work_total")
-
-
-class _RssSampler:
-    """RSS of a process tree every 0.5 s, in a thread (``rss_timeline``'s rows)."""
-
-    def __init__(self, pid: int, start: float, every: float = 0.5) -> None:
-        self.timeline = rss_timeline.Timeline()
-        self._done = threading.Event()
-
-        def sample() -> None:
-            while not self._done.wait(every):
-                rss = rss_timeline.read_tree(pid, self.timeline)
-                self.timeline.samples.append(
-                    rss_timeline.Sample(time.monotonic() - start, self.timeline.mined, rss))
-
-        self._thread = threading.Thread(target=sample, daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._done.set()
-        self._thread.join()
 
 
 def load(path: Path) -> tuple[list[dict], float]:

@@ -80,21 +80,35 @@ def read_tree(root: int, timeline: Timeline) -> dict[int, tuple[str, int]]:
     return found
 
 
+class Sampler:
+    """RSS of the process tree under ``pid`` every ``every`` seconds, in a thread, into
+    ``timeline`` (times from ``start``, a ``time.monotonic()`` reading)."""
+
+    def __init__(self, pid: int, start: float, every: float = 0.5) -> None:
+        self.timeline = Timeline()
+        self._done = threading.Event()
+
+        def sample() -> None:
+            while not self._done.wait(every):
+                rss = read_tree(pid, self.timeline)
+                self.timeline.samples.append(
+                    Sample(time.monotonic() - start, self.timeline.mined, rss))
+
+        self._thread = threading.Thread(target=sample, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._done.set()
+        self._thread.join()
+
+
 def run(cmd: list[str], every: float) -> tuple[Timeline, float, float, int]:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu0 = usage.ru_utime + usage.ru_stime
     start = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    timeline = Timeline()
-    done = threading.Event()
-
-    def sample() -> None:
-        while not done.wait(every):
-            rss = read_tree(proc.pid, timeline)
-            timeline.samples.append(Sample(time.monotonic() - start, timeline.mined, rss))
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
+    sampler = Sampler(proc.pid, start, every)
+    timeline = sampler.timeline
     assert proc.stderr is not None
     for line in proc.stderr:
         match = _MINED.search(line)
@@ -103,8 +117,7 @@ def run(cmd: list[str], every: float) -> tuple[Timeline, float, float, int]:
         elif line.strip():
             sys.stderr.write(f"[{time.monotonic() - start:7.1f} s] {line}")
     proc.wait()
-    done.set()
-    sampler.join()
+    sampler.stop()
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return timeline, time.monotonic() - start, usage.ru_utime + usage.ru_stime - cpu0, \
         proc.returncode
