@@ -16,10 +16,11 @@ _HEADER = re.compile(r"^([0-9a-f]{40}) \d+ (\d+)")
 
 
 def git_blame(git_dir: str, rev: str, path: str, start: int | None, end: int | None,
-              *flags: str) -> dict[int, str]:
+              *flags: str, ranges: list[tuple[int, int]] | None = None) -> dict[int, str]:
     """line → commit for ``start..end`` of ``path`` at ``rev`` (``git blame --porcelain``; the
-    whole file when ``start`` is None)."""
-    lines = ["-L", f"{start},{end}"] if start is not None else []
+    whole file when ``start`` is None), or for every ``(first, last)`` of ``ranges`` in one run."""
+    spans = ranges if ranges is not None else [(start, end)] if start is not None else []
+    lines = [arg for first, last in spans for arg in ("-L", f"{first},{last}")]
     out = subprocess.run(["git", "--git-dir", git_dir, "blame", "--porcelain", *flags,
                           *lines, rev, "--", path],
                          capture_output=True, text=True, errors="replace").stdout

@@ -38,6 +38,7 @@ import re
 import subprocess
 from pathlib import Path
 
+from review_blame import git_blame
 from score_review import at_gate, is_hit
 from whylens.retrieval.review_guarded import product_source
 
@@ -91,14 +92,12 @@ def patch_lines(repo: str, a: str, b: str) -> tuple[dict, dict, dict]:
 
 
 def blame(repo: str, rev: str, path: str, lines: set[int]) -> list[str]:
+    """The commit ``git blame -w`` names for each of the first 200 ``lines``, in line order."""
     if not lines:
         return []
-    args = ["blame", "-w", "--porcelain"]
-    for n in sorted(lines)[:200]:
-        args += ["-L", f"{n},{n}"]
-    out = git(repo, *args, rev, "--", path)
-    return [line.split()[0] for line in out.splitlines()
-            if re.match(r"^[0-9a-f]{40} \d+ \d+", line)]
+    found = git_blame(repo, rev, path, None, None, "-w",
+                      ranges=[(n, n) for n in sorted(lines)[:200]])
+    return [found[n] for n in sorted(found)]
 
 
 class History:
