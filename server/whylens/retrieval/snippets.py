@@ -15,7 +15,8 @@ The budget is filled best sentence first
 sentence that repeats one already taken and, beside the best, one of fewer than three words;
 they are shown in the message's order. A best sentence longer than the budget is cut around
 the words the question shares with it. The title is printed above the snippet (`whylens search`,
-MCP), so a sentence the title already says and a line of issue references take no room (tune
+MCP), so a sentence the title opens (a unit's title cut with "…") is printed as its rest, first,
+and a sentence the title already says and a line of issue references take no room (tune
 half, in-sample: the answer sentence in the first 256 printed characters 0.250 -> 0.289), and
 neither does a squashed PR's step line ("Update errors_test.go", ``steps.is_step``) while a
 sentence that explains is left (tune, in-sample: step lines in the printed snippets 59 -> 2,
@@ -214,7 +215,9 @@ def pack(group: list[str] | tuple[str, ...], scores: list[float] | tuple[float, 
     useful = [i for i in range(len(group)) if not is_reference(group[i])]
     explaining = [i for i in useful if not is_step(group[i])]
     kept = [i for i in explaining if i not in said] or explaining or useful
-    group, scores = [group[i] for i in kept], [scores[i] for i in kept]
+    shown = [continued(title, group[i]) for i in kept]
+    opened = {n for n, (text, i) in enumerate(zip(shown, kept)) if text != group[i]}
+    group, scores = shown, [scores[i] for i in kept]
     if not group or budget < 1:
         return ""
     order = sorted(range(len(group)), key=lambda i: (-scores[i], i))
@@ -235,7 +238,25 @@ def pack(group: list[str] | tuple[str, ...], scores: list[float] | tuple[float, 
         chosen.append(i)
         kept_words.append(words)
         used += cost
-    return ELLIPSIS.join(group[i] for i in sorted(chosen))
+    # the sentence the title opens continues the title line, so it comes first
+    return ELLIPSIS.join(group[i] for i in sorted(chosen, key=lambda i: (i not in opened, i)))
+
+
+def continued(title: str, sentence: str) -> str:
+    """``sentence`` as printed under ``title``: when the title opens it (a unit's title is its
+    first sentence, cut with "…" past ``TITLE_CHARS``), only the rest, after "…" when the title
+    was cut; else the sentence whole. Nothing is dropped that the reader has not just read."""
+    cut = title.endswith("…")
+    head = title[:-1].rstrip() if cut else title.rstrip(" .")
+    if len(_LETTERS.findall(head)) < 2 or not sentence.lower().startswith(head.lower()):
+        return sentence
+    rest = sentence[len(head):]
+    if rest[:1].isalnum():  # "Fix cache" does not open "Fix caches for …"
+        return sentence
+    rest = rest.lstrip(" .,;:-—")
+    if not _LETTERS.search(rest):
+        return sentence
+    return f"…{rest}" if cut else rest
 
 
 def said_by(title: str, group: list[str] | tuple[str, ...]) -> set[int]:

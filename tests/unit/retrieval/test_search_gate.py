@@ -312,7 +312,8 @@ def test_beside_the_best_sentence_a_snippet_skips_two_word_lines():
 def test_a_snippet_leaves_out_what_its_title_says():
     """The title is printed above the snippet: a sentence whose words it holds (the subject,
     or the subject and a PR number) is left out while another can be shown; a line of issue
-    references never fills a snippet; a title that only opens a longer sentence keeps it."""
+    references never fills a snippet; a title that only opens a longer sentence has its rest
+    printed first."""
     from whylens.retrieval.snippets import pack
 
     title = "Ignore Object.prototype values in settings"
@@ -322,7 +323,8 @@ def test_a_snippet_leaves_out_what_its_title_says():
     assert text == group[2]
     assert pack(group[:2], [0.9, 0.5], [], 256, title=title) == group[0]  # all there is
     cut = "app.get('constructor') returned a function from…"
-    assert pack(group, [0.9, 0.5, 0.4], [], 256, title=cut) == f"{group[0]} … {group[2]}"
+    assert pack(group, [0.9, 0.5, 0.4], [], 256, title=cut) == (
+        f"…the prototype chain. … {group[0]}")  # the rest of the sentence the title cut, first
 
 
 def test_a_word_in_no_document_and_no_dictionary_is_foreign(reader):
