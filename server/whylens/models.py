@@ -209,6 +209,8 @@ class Hit:
     decision: tuple[str, ...] = ()
     rejected: tuple[str, ...] = ()
     outcome: str | None = None
+    # a unit hit whose commit a standing revert undid: that revert's sha (outcome "reverted")
+    reverted_by: str = ""
     # commits of the same change, folded into this hit instead of shown twice: a cherry-pick
     # (same subject, files and answer sentences), a PR record's commits (search.fold_changes)
     also: tuple[str, ...] = ()

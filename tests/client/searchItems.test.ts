@@ -32,6 +32,14 @@ test('a row shows icon + title, the type, then date · file symbol · author · 
   assert.equal(bare.detail, '2023-11-16');
 });
 
+test('a hit the history undid says so on its row; a landed one does not', () => {
+  const sha = 'fedcba9876543210fedcba9876543210fedcba98';
+  assert.equal(hitRow({ ...hit, outcome: 'reverted', reverted_by: sha }).description, 'pattern · reverted by fedcba9');
+  assert.equal(hitRow({ ...hit, type: 'decision', outcome: 'superseded' }).description, 'decision · superseded');
+  assert.equal(hitRow({ ...hit, type: 'decision', outcome: 'landed' }).description, 'decision');
+  assert.equal(hitRow({ ...hit, outcome: 'reverted', reverted_by: '$(alert)' }).description, 'pattern · reverted');
+});
+
 test('blank and one-character queries are not sent', () => {
   assert.equal(searchParams('  ', 20), null);
   assert.equal(searchParams('a', 20), null);

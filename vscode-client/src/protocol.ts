@@ -73,6 +73,8 @@ export interface SearchHit {
   symbols: string[];
   source: string;
   url: string | null;
+  outcome?: string | null; // a decision's; "reverted" for a commit or unit a standing revert undid
+  reverted_by?: string; // that revert's sha
 }
 
 export interface SearchResult {

@@ -126,6 +126,8 @@ def _hit_text(hit: dict) -> str:
     line = (f"- [{hit.get('type')}] {inline(main, 240)} — "
             f"{cite(hit.get('commit'), hit.get('url'))} · {inline(hit.get('author')) or '?'} · "
             f"{inline((hit.get('date') or '')[:10])}")
+    if hit.get("reverted_by"):
+        line += f" — *reverted* by {cite(hit['reverted_by'])}: not the code today"
     return f"{line}\n  {inline(rest, 240)}" if rest else line
 
 

@@ -16,7 +16,8 @@ def to_json(result: SearchResult) -> dict[str, Any]:
     hit also has ``problem``, ``cause``, ``decision``, ``rejected`` and ``outcome`` (landed,
     reverted, superseded, unresolved); ``also`` lists the other commits of the change the
     hit stands for (a cherry-pick, a PR's own commits: ``search.fold_changes``), when there are
-    any. ``notice`` is there when search ran lexical only
+    any; a hit that a standing revert undid has ``outcome`` "reverted" (a commit or unit hit
+    too) and ``reverted_by`` (the revert's sha). ``notice`` is there when search ran lexical only
     (why, and the fix). The hits come from ``retrieval.search.to_hit``, with their urls."""
     hits = []
     for hit in result.hits:
@@ -29,6 +30,10 @@ def to_json(result: SearchResult) -> dict[str, Any]:
         if hit.type == "decision":
             data.update(problem=hit.problem, cause=list(hit.cause), decision=list(hit.decision),
                         rejected=list(hit.rejected), outcome=hit.outcome)
+        elif hit.reverted_by:
+            data.update(outcome=hit.outcome)
+        if hit.reverted_by:
+            data.update(reverted_by=hit.reverted_by)
         if hit.also:
             data["also"] = list(hit.also)
         hits.append(data)
@@ -52,7 +57,9 @@ def human_lines(data: dict[str, Any]) -> list[str]:
         snippet = without_title(flatten(hit.get("snippet")), title)
         if snippet:
             lines.append(f"    {snippet}")
-        if hit.get("outcome"):
+        if hit.get("reverted_by"):
+            lines.append(f"    reverted by {flatten(hit['reverted_by'])[:12]}: not the code today")
+        elif hit.get("outcome"):
             lines.append(f"    outcome: {flatten(hit['outcome'])}")
         also = _also(hit.get("also") or ())
         lines.append(f"    {hit['commit'][:12]}{also} · {flatten(hit['author'])} · "

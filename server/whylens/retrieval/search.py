@@ -300,11 +300,17 @@ def commit_of(item: Unit | Record) -> str:
 
 
 def _with_outcome(reader: IndexReader, hit: Hit, item: Unit | Record) -> Hit:
-    if not isinstance(item, Record):
-        return hit
-    from whylens.retrieval.evidence import record_outcome
+    """A record's outcome; for a commit or unit hit, "reverted" and the revert's sha when a
+    revert of its commit stands (what the history undid is never shown as current)."""
+    from whylens.retrieval.evidence import record_outcome, standing_revert
 
-    return replace(hit, outcome=record_outcome(reader, item, reader.superseding_candidates(item)))
+    if isinstance(item, Record):
+        outcome = record_outcome(reader, item, reader.superseding_candidates(item))
+        revert = next(filter(None, (standing_revert(reader, sha) for sha in item.fixing_commits)),
+                      None) if outcome == "reverted" else None
+        return replace(hit, outcome=outcome, reverted_by=revert or "")
+    revert = standing_revert(reader, item.commit) if item.commit else None
+    return replace(hit, outcome="reverted", reverted_by=revert) if revert else hit
 
 
 def to_hit(item: Unit | Record, score: float, links: WebLinks | None = None) -> Hit:

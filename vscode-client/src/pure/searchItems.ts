@@ -83,9 +83,12 @@ export function hitRow(hit: SearchHit): HitRow {
   const detail = [shortDate(hit.date), where, hit.author, hit.commit ? hit.commit.slice(0, 7) : '']
     .filter((part) => part)
     .join(' · ');
+  // what the history undid is never shown as current
+  const undone = hit.outcome === 'reverted' || hit.outcome === 'superseded' ? ` · ${hit.outcome}` : '';
+  const by = hit.reverted_by && /^[0-9a-f]{7,64}$/i.test(hit.reverted_by) ? ` by ${hit.reverted_by.slice(0, 7)}` : '';
   return {
     label: `$(${typeIcon(hit.type)}) ${noIcons(oneLine(hit.title || hit.content, 100))}`,
-    description: typeName(hit.type),
+    description: `${typeName(hit.type)}${undone}${undone ? by : ''}`,
     detail: noIcons(oneLine(detail, 300)),
   };
 }
