@@ -25,11 +25,14 @@ from whylens.retrieval.suggest import check_known_file, check_known_symbol
 from whylens.retrieval.text import relative_age
 from whylens.symbols.languages import language_for_path
 from whylens.symbols.outline import find, outline, symbol_at
+from whylens.symbols.skip import built_file
 
 if TYPE_CHECKING:
     from whylens.index.reader import IndexReader
 
 TYPE_ORDER = {"pattern": 0, "fact": 1, "skill": 2}  # pitfalls first, then constraints, then fixes
+# A built file's story is nothing: its commits are the builds and releases that rewrote it.
+BUILT_SUMMARY = "a built file: no history shown (see its source)"
 
 
 def resolve_symbol(rel_path: str, source: bytes | None, line: int | None,
@@ -82,7 +85,10 @@ def line_count(source: bytes) -> int:
 def symbol_story(reader: IndexReader, rel_path: str, target: Symbol, *, now: float,
                  line: int | None = None) -> Story:
     """Everything current about ``target``, what was undone, and (``line``) the change behind
-    that line when the index can say (``IndexReader.line_blame``)."""
+    that line when the index can say (``IndexReader.line_blame``). A built or bundled file
+    (``symbols.skip.built_file``) has none: an empty Story that says so."""
+    if built_file(rel_path):
+        return _built(rel_path, target)
     history = _newest_first(reader.symbol_history(target.name, path=rel_path, formatting=True))
     units = sort_units(reader.units_for_symbol(target.name, path=rel_path))
     candidates = list(reader.records_for_symbol(target.name, path=rel_path))
@@ -124,6 +130,8 @@ def line_change(reader: IndexReader, rel_path: str, line: int | None, units, rec
 
 
 def file_story(reader: IndexReader, rel_path: str, *, now: float) -> Story:
+    if built_file(rel_path):
+        return _built(rel_path, None)
     history = _newest_first(reader.file_history(rel_path))
     return _with_summary(Story(path=rel_path, symbol=None, history=history), now)
 
@@ -193,6 +201,10 @@ def summarize(story: Story, now: float) -> str:
     if counts.records:
         parts.append(f"{counts.records} decision{'s' if counts.records != 1 else ''}")
     return "; ".join(parts)
+
+
+def _built(rel_path: str, target: Symbol | None) -> Story:
+    return Story(path=rel_path, symbol=target, summary=BUILT_SUMMARY)
 
 
 def _with_summary(story: Story, now: float) -> Story:

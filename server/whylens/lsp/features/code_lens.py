@@ -1,4 +1,5 @@
-"""Code lenses above symbols with knowledge only; titles resolved lazily; explainSymbol command."""
+"""Code lenses above symbols with knowledge only (none in a built file: ``symbols.skip.built_file``);
+titles resolved lazily; explainSymbol command."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from whylens.models import KnowledgeCounts, Symbol
 from whylens.render.rationale import rationale
 from whylens.render.lens import lens_title
 from whylens.retrieval.why import symbol_story
+from whylens.symbols.skip import built_file
 
 log = logging.getLogger(__name__)
 
@@ -71,8 +73,8 @@ class CodeLensFeature(Feature):
         if not ls.settings.code_lens.enabled:
             return None
         doc = ls.documents.get(params.text_document.uri)
-        if doc is None or doc.ws.reader is None or not doc.symbols:
-            return None
+        if doc is None or doc.ws.reader is None or not doc.symbols or built_file(doc.path):
+            return None  # a built file (a dist/ bundle) has no story to open
         counts = self.counts_for(doc)
         codec = ls.workspace.position_codec
         return [
