@@ -33,7 +33,7 @@ THRESHOLDS = (None, 1.0, 0.9, 0.8, 0.75, 2 / 3, 0.6, 0.5)  # None: never silent 
 
 def share(row: dict, scope: str) -> float:
     kept, total = row[scope]
-    return kept / total if total else 1.0
+    return kept / total if total else 0.0  # as review_survival.Survival.share
 
 
 def silenced(data: dict, scope: str, threshold: float | None) -> dict:

@@ -21,8 +21,8 @@ says it removes what the fix is about (``review_intent``).
 Fixes of tests, typos, docs, lint, builds or merges are not failures to guard against, nor are
 fixes outside product source (tests, examples, docs, build manifests, vendored or generated files)
 or in a file the change deletes: left out; nor is a rewrite that only takes out a fix's import
-lines, nor one that adds again (in the same file) every token the fix added among those it
-takes out (``review_survival``: a reformat, a rename around the fix, the fix moved). A revert
+lines, nor one that adds again (in the same file) 80% or more of the tokens the fix added among
+those it takes out (``review_survival``: a reformat, a rename around the fix, the fix moved). A revert
 is matched in prose files (AUTHORS, a changelog) only when it changed nothing else or the
 change touches its code too. A deleted file counts against a revert only when the
 revert restored most of it (the change deletes again what the revert brought back). A revert
