@@ -4,7 +4,9 @@
 
 The replays must be run with ``replay_review.py --survival-trace``: the new engine then never
 silences a ``rewrites-fix`` on a kept fix, and records, for each finding, how many of the fix's
-tokens the change takes out and how many it adds again, in both scopes (``file``, ``hunk``).
+tokens the change takes out and how many it adds again, in both scopes (``file``, ``hunk``;
+replays from recall34's second run also ``change``: any added line of the change, every file,
+which the engine does not offer).
 For each scope and threshold, the findings whose share kept is at least the threshold are
 dropped from the new engine's suggestions (exactly what the engine would do: the choice is
 made per finding before ``select``), and the replays are scored at the gate under the causal
@@ -71,7 +73,9 @@ def main() -> None:
         labels = load_labels(Path(__file__).resolve().parent / "labels" / f"review-{data['name']}.tsv")
         runs.append((data, labels))
     best = None
-    for scope in ("file", "hunk"):
+    scopes = ["file", "hunk"] + (["change"] if any(
+        "change" in t for data, _ in runs for r in data["results"] for t in r.get("survival", ())) else [])
+    for scope in scopes:
         for threshold in THRESHOLDS:
             pooled = collections.Counter()
             lines = []
