@@ -21,8 +21,10 @@ says it removes what the fix is about (``review_intent``).
 Fixes of tests, typos, docs, lint, builds or merges are not failures to guard against, nor are
 fixes outside product source (tests, examples, docs, build manifests, vendored or generated files)
 or in a file the change deletes: left out; nor is a rewrite that only takes out a fix's import
-lines. A revert is matched in prose files (AUTHORS, a changelog) only when it changed nothing
-else or the change touches its code too. A deleted file counts against a revert only when the
+lines, nor one that adds again (in the same file) 80% or more of the tokens the fix added among
+those it takes out (``review_survival``: a reformat, a rename around the fix, the fix moved). A revert
+is matched in prose files (AUTHORS, a changelog) only when it changed nothing else or the
+change touches its code too. A deleted file counts against a revert only when the
 revert restored most of it (the change deletes again what the revert brought back). A revert
 that only reorders lines is caught by their order (``review_moves``: the change puts them back
 as they were before it), with the share of its moved hunks put back as ``undone`` (+0.05).
@@ -45,6 +47,7 @@ from whylens.retrieval.review_hunks import FileView, git_lines
 from whylens.retrieval.review_intent import REMOVAL_SHIFT, says_removed
 from whylens.retrieval.review_moves import Moves, moved_back
 from whylens.retrieval.review_patches import CommitPatch, FilePatch, PatchReader, reason
+from whylens.retrieval.review_survival import gone_text, keeps_fix, survival
 from whylens.retrieval.review_tokens import fingerprint, fingerprint_in_context
 from whylens.retrieval.text import relative_age
 from whylens.symbols.languages import language_for_path
@@ -261,7 +264,7 @@ def check(ctx: ReviewContext, views: list[FileView], patches: PatchReader | None
                 continue
             whole = not mine.loose or found.matched == found.could_return + found.could_go
             if whole and substantial(found) and not _swept_away(by_path[path], patch, found):
-                _report(ctx, mine, item, commit, found)
+                _report(ctx, mine, item, commit, found, patch=patch)
             elif item.kind == "revert" and (moves := moved_back(by_path[path], patch)):
                 _report(ctx, mine, item, commit, found, moves)  # the lines are back in its order
 
@@ -276,7 +279,7 @@ def _prose_only(ctx: ReviewContext, item: Past) -> bool:
 
 
 def _report(ctx: ReviewContext, prints: ChangePrints, item: Past, commit: CommitPatch,
-            found: Overlap, moves: Moves | None = None) -> None:
+            found: Overlap, moves: Moves | None = None, patch: FilePatch | None = None) -> None:
     view = prints.view
     side, line = ("RIGHT", moves.line) if moves else _anchor(prints, found)
     symbol = view.symbol_at(line) if side == "RIGHT" else _old_symbol(view, line)
@@ -306,13 +309,19 @@ def _report(ctx: ReviewContext, prints: ChangePrints, item: Past, commit: Commit
         return
     if _only_imports(view, prints, found):
         return
+    kept = survival(view, patch, {prints.removed.line_of(k) for k in found.taken}) if patch else None
+    if kept is not None and keeps_fix(kept):
+        return  # reformatted, renamed around, moved or added to: what the fix added is all back
     explained = explains(why, item.subject)
     fresh = 0.15 if ctx.recent(item.timestamp, days=30) else 0.05 if recent else 0.0
     confidence = 0.25 + 0.35 * found.taken_share + fresh + (0.1 if explained else 0) \
         - (REMOVAL_SHIFT if says_removed(ctx.message, view.path, symbol, item.subject) else 0)
     body = (f"This rewrites lines that a fix added: {change_ref(item.sha, item.pr, ctx.links)} "
             f"“{inline(item.subject, 100)}” ({when}): “{why}” "
-            f"{found.taken_share:.0%} of its lines are changed here; check that what it fixed stays fixed.")
+            f"{found.taken_share:.0%} of its lines are changed here"
+            + (f", and {gone_text(kept)} of what it added {'is' if len(kept.gone) == 1 else 'are'} gone"
+               if kept is not None and kept.gone else "")
+            + "; check that what it fixed stays fixed.")
     ctx.add(view.path, line, side, "rewrites-fix", body, confidence, (item.sha,), symbol)
 
 
