@@ -100,6 +100,7 @@ from whylens.retrieval.review_hunks import file_view, file_wide, git_lines
 
 from review_blame import blame_rows
 from review_causal import causal
+import survival_trace
 
 ROOT = Path(__file__).resolve().parents[1]
 BASELINE_COMMIT = "916f569"  # main before review8 (issue 15, eighth round): the same-run baseline
@@ -247,45 +248,6 @@ def run_engines(git_repo, reader, base_reader, base: str, head: str, floor: floa
     return [as_dict(s, wide) for s in new], [as_dict(s, wide) for s in old], code, blamed
 
 
-def trace_survival() -> list:
-    """``--survival-trace`` (round 33, tuning only): the new engine's ``rewrites-fix`` never goes
-    silent on a kept fix (``review_survival.keeps_fix``), and the share of the fix's tokens
-    the change adds again is recorded for each such finding, in both scopes, so that
-    ``tune_survival.py`` can score every threshold from one replay. Returns the list the
-    findings go to (the caller empties it per change)."""
-    import dataclasses
-
-    from whylens.retrieval import review_reapply, review_survival
-    found_list: list = []
-    original = review_reapply._report
-    original_check = review_reapply.check
-    changed: list = []  # every file view of the change under review (for the "change" scope)
-
-    def check(ctx, views, patches):
-        changed[:] = views
-        return original_check(ctx, views, patches)
-
-    def report(ctx, prints, item, commit, found, moves=None, patch=None):
-        if patch is not None and item.kind == "fix" and found.taken:
-            at = {prints.removed.line_of(k) for k in found.taken}
-            _side, line = review_reapply._anchor(prints, found)
-            row = {"path": prints.view.path, "line": line, "fix": item.sha}
-            for scope in ("file", "hunk"):
-                kept = review_survival.survival(prints.view, patch, at, scope)
-                row[scope] = [kept.kept, kept.total]
-            # "change" (not a setting of the engine): the added lines of every file of the change
-            everywhere = dataclasses.replace(prints.view, added=tuple(x for v in changed for x in v.added))
-            kept = review_survival.survival(everywhere, patch, at, "file")
-            row["change"] = [kept.kept, kept.total]
-            found_list.append(row)
-        original(ctx, prints, item, commit, found, moves, patch)
-
-    review_reapply._report = report
-    review_reapply.check = check
-    review_reapply.keeps_fix = lambda found: False
-    return found_list
-
-
 def mainline_after(repo: str, sha: str, chain: list[str], position: dict) -> tuple[str | None, str | None]:
     """The first first-parent commit that contains ``sha``, and the one after it."""
     for candidate in git(repo, "rev-list", "--first-parent", "--reverse", f"{sha}^..HEAD").split():
@@ -341,7 +303,7 @@ def main() -> None:
     since = int(datetime.fromisoformat(args.since).replace(tzinfo=timezone.utc).timestamp())
     started, cpu_started = time.perf_counter(), time.process_time()
     baseline = load_baseline(args.baseline) if args.baseline != "none" else None
-    traced = trace_survival() if args.survival_trace else None
+    traced = survival_trace.install() if args.survival_trace else None
 
     with tempfile.TemporaryDirectory(prefix="whylens-replay-") as tmp:
         head_index = Path(tmp) / "head"
