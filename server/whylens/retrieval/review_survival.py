@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from whylens.markup import code
 from whylens.retrieval.review_hunks import FileView, git_lines
 from whylens.retrieval.review_patches import FilePatch
 from whylens.retrieval.review_tokens import BLOCK, lex_style, tokens
@@ -94,6 +95,6 @@ def keeps_fix(found: Survival) -> bool:
 
 def gone_text(found: Survival, most: int = 6) -> str:
     """``"`verify`, `None`"``: the fix's tokens the change takes out for good."""
-    shown = [f"`{t}`" for t in found.gone[:most]]
+    shown = [code(t, 40) for t in found.gone[:most]]  # a history's token is never markup
     more = len(found.gone) - len(shown)
     return ", ".join(shown) + (f" and {more} more" if more > 0 else "")

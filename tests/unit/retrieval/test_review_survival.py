@@ -73,3 +73,12 @@ def test_an_edit_that_drops_the_fixs_tokens_warns_and_names_them(make_repo, inde
     found = _rewrites(repo, index_dir)
     assert [s.evidence for s in found] == [(fix,)]
     assert "`isinstance`" in found[0].body and "`dict`" in found[0].body and "gone" in found[0].body
+
+
+def test_the_gone_tokens_are_code_spans_whatever_they_hold():
+    """A token of the history (a template literal's backtick, a pipe) cannot open a fence or a
+    table in the comment."""
+    from whylens.retrieval.review_survival import Survival, gone_text
+
+    text = gone_text(Survival(kept=0, total=3, gone=("`", "verify", "a|b")))
+    assert text == "`` ` ``, `verify`, `a|b`"
