@@ -255,6 +255,42 @@ def test_the_worker_answers_before_its_look_ahead_fills(make_repo):
         walked_at_first_answer, len(commits))
 
 
+
+def test_a_first_backfill_flushes_early_and_often_until_it_passes_its_newest_commits(
+        make_repo, tmp_path, monkeypatch):
+    """Flushes stay FIRST_FLUSH_SECONDS apart until EARLY_FLUSH_COMMITS commits are walked,
+    then wait MAX_FLUSH_SECONDS: the first flush often holds one commit (the anchor worker is
+    still starting), and with the next one a minute later the commits just below the newest
+    were unreadable that long (a 100k-commit history: first hover 45 s after opening)."""
+    import whylens.pipeline as pipeline
+
+    repo = make_repo()
+    for n in range(30):
+        repo.commit(f"Step {n}: keep the value\n\nBecause step {n} needs it.",
+                    {f"m{n % 3}.py": f"def f{n % 3}():\n    return {n}\n"})
+    monkeypatch.setattr(pipeline, "FIRST_FLUSH_SECONDS", 0.05)
+    monkeypatch.setattr(pipeline, "MAX_FLUSH_SECONDS", 3_600.0)
+    monkeypatch.setattr(pipeline, "EARLY_FLUSH_COMMITS", 12, raising=False)
+    monkeypatch.setattr(pipeline, "BATCH_COMMITS", 1)
+    index_dir = tmp_path / "index"
+    readable: list[tuple[int, int]] = []  # (commits walked, commits a reader sees) while mining
+
+    def progress(phase, done, total):
+        if phase != "mine" or done == 0:
+            return
+        time.sleep(0.03)  # a big history's commits take time
+        if IndexStore(index_dir).current_generation() is None:
+            readable.append((done, 0))
+            return
+        with IndexStore(index_dir).reader() as reader:
+            readable.append((done, reader.stats()["commits"]))
+
+    run_index(repo.root, index_dir, progress=progress)
+    seen = sorted({n for _, n in readable if n})
+    assert len(seen) >= 3, readable  # more than the first flush became readable while mining
+    assert max(seen) >= 12, readable  # up to the early commits' end...
+    assert max(seen) <= 16, readable  # ...and no timed flush after them (the cap is an hour)
+
 ORPHAN_SCRIPT = """
 import sys, time
 from whylens.pipeline.anchoring import WorkerAnchoring
