@@ -85,6 +85,7 @@ async def one_run(repo: Path, env: dict[str, str], index_base: Path, target: tup
     await client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities("visual-studio-code"), root_uri=repo.as_uri(),
         initialization_options={"indexDirectory": str(index_base)}))
+    statuses.append((time.perf_counter(), "(initialize answered)"))
     uri = (repo / path).as_uri()
     client.text_document_did_open(types.DidOpenTextDocumentParams(
         text_document=types.TextDocumentItem(uri=uri, language_id="c", version=1,
@@ -103,6 +104,7 @@ async def one_run(repo: Path, env: dict[str, str], index_base: Path, target: tup
     except Exception:  # noqa: BLE001 - the server is gone on purpose
         pass
     return {"card": card, "cpu": cpu, "first_mine": first_mine,
+            "timeline": [(round(t - t0, 2), m) for t, m in statuses],
             "progress": shown[-1] if shown else (statuses[-1][1] if statuses else ""),
             "load": f"{load_before} -> {loadavg()}"}
 
@@ -114,6 +116,8 @@ def main() -> None:
                         help="NAME=SERVER_DIR (repeatable; default: this checkout)")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--limit", type=float, default=120.0, help="give up after (s)")
+    parser.add_argument("--timeline", action="store_true",
+                        help="print every status with its time after initialize")
     parser.add_argument("--work", help="index folders here (default: a temporary folder)")
     args = parser.parse_args()
     configs = [tuple(c.split("=", 1)) for c in args.config] or [("this", str(HERE.parent / "server"))]
@@ -136,6 +140,8 @@ def main() -> None:
                       f"(first 'mine' status {mine if mine is not None else float('nan'):.2f} s), "
                       f"server tree CPU {got['cpu']:.1f} s; progress then {got['progress']!r}; "
                       f"load {got['load']}", flush=True)
+                if args.timeline:
+                    print(f"  statuses: {got['timeline']}", flush=True)
                 shutil.rmtree(base, ignore_errors=True)
         for name, cards in results.items():
             print(f"{name}: " + " / ".join(f"{c:.2f}" for c in cards) + " s")
