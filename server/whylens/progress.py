@@ -50,7 +50,9 @@ def phase_message(event: IndexEvent) -> str:
             return f"mining {event.done}/{event.total} commits"
         # the count (``git rev-list --count``) can take seconds on a big history: the early
         # flushes (first hovers) come before it, and "reading history" then said nothing of them
-        return f"mining {event.done} commits" if event.done else "reading history"
+        if not event.done:
+            return "reading history"
+        return f"mining {event.done} commit{'' if event.done == 1 else 's'}"
     return _PHASE_WORDS.get(event.phase, event.phase or "indexing")
 
 
