@@ -292,6 +292,28 @@ def test_a_first_backfill_flushes_early_and_often_until_it_passes_its_newest_com
     assert max(seen) <= 16, readable  # ...and no timed flush after them (the cap is an hour)
 
 
+def test_an_update_flushes_early_once_as_before(make_repo, tmp_path, monkeypatch):
+    """An update has a readable index: it flushes once after FIRST_FLUSH_SECONDS, then at the
+    cap, as before the early flushes of a first index (each flush is a segment to merge)."""
+    import whylens.pipeline as pipeline
+    from whylens.index.writer import IndexWriter
+
+    repo = make_repo()
+    for n in range(30):
+        repo.commit(f"Step {n}: keep the value", {f"m{n % 3}.py": f"def f():\n    return {n}\n"})
+    index_dir = tmp_path / "index"
+    run_index(repo.root, index_dir, rev="HEAD~25")
+    monkeypatch.setattr(pipeline, "FIRST_FLUSH_SECONDS", 0.05)
+    monkeypatch.setattr(pipeline, "MAX_FLUSH_SECONDS", 3_600.0)
+    monkeypatch.setattr(pipeline, "BATCH_COMMITS", 1)
+    flushes = []
+    stock = IndexWriter.flush
+    monkeypatch.setattr(IndexWriter, "flush", lambda self: flushes.append(1) or stock(self))
+    summary = run_index(repo.root, index_dir, progress=lambda p, d, t: time.sleep(0.03))
+    assert summary.mode == "incremental" and summary.commits_indexed == 25
+    assert len(flushes) <= 1, len(flushes)
+
+
 def test_the_anchor_worker_process_imports_neither_the_pipeline_nor_whoosh_nor_numpy():
     """The worker is spawned from ``whylens.anchor_worker``: its child imports history and
     symbols only (importing the whole pipeline cost 0.41 s of CPU before a 100k-commit
