@@ -19,6 +19,9 @@ interleaved (``--rounds``), since the load of a shared machine drifts.
 
 Default configurations: ``warm`` (this checkout), ``cold`` (this checkout with
 ``WHYLENS_WARM_INDEXER=0``); add ``--config main=/work/main/server`` for another checkout.
+``--seed-index INDEX`` (one REPO): REPO is used in place as the clone (commits are added to it:
+a scratch clone) and INDEX, a complete index of REPO made beforehand, is copied instead of
+indexing it here (a 100k-commit history takes ~15 min of CPU to index; index it once).
 ``--bytecode`` runs everything with a bytecode cache (``PYTHONPYCACHEPREFIX`` in the work
 folder, written by an unmeasured first commit); without it, the environment decides (this
 machine sets ``PYTHONDONTWRITEBYTECODE``: WhyLens is compiled in every process).
@@ -238,8 +241,11 @@ def main() -> None:
     parser.add_argument("--bytecode", action="store_true")
     parser.add_argument("--pause", type=float, default=4.0,
                         help="seconds between a card and the next commit (for every config)")
+    parser.add_argument("--seed-index", help="copy this complete index of REPO (used in place)")
     parser.add_argument("--work")
     args = parser.parse_args()
+    if args.seed_index and len(args.repos) != 1:
+        parser.error("--seed-index takes one REPO")
     configs = args.config or ["warm=.", "cold=.:WHYLENS_WARM_INDEXER=0"]
     work = Path(args.work or tempfile.mkdtemp(prefix="whylens-update-"))
     base = dict(os.environ)
@@ -252,19 +258,26 @@ def main() -> None:
     try:
         for r, repo in enumerate(args.repos):
             clone, index_dir = work / f"clone{r}", work / f"index{r}"
-            if not clone.exists():
+            if args.seed_index:
+                clone = Path(repo).resolve()
+            elif not clone.exists():
                 subprocess.run(["git", "clone", "-q", "--no-local", repo, str(clone)], check=True)
             started = time.perf_counter()
             from whylens.locate import locate
 
             target = index_dir / locate(clone).index_dir.name  # the server's subfolder
-            subprocess.run([sys.executable, "-m", "whylens", "index", "--repo", str(clone),
-                            "--index-dir", str(target), "--progress", "none"], check=True,
-                           env=base, stdout=subprocess.DEVNULL)
+            if args.seed_index:
+                if not target.exists():
+                    shutil.copytree(args.seed_index, target)
+            else:
+                subprocess.run([sys.executable, "-m", "whylens", "index", "--repo", str(clone),
+                                "--index-dir", str(target), "--progress", "none"], check=True,
+                               env=base, stdout=subprocess.DEVNULL)
             commits = subprocess.run(["git", "-C", str(clone), "rev-list", "--count", "HEAD"],
                                      capture_output=True, text=True).stdout.strip()
-            print(f"\n== {repo}: {commits} commits, indexed in {time.perf_counter() - started:.0f}"
-                  f" s; load average {loadavg()}")
+            print(f"\n== {repo}: {commits} commits, "
+                  f"{'index copied' if args.seed_index else 'indexed'} in "
+                  f"{time.perf_counter() - started:.0f} s; load average {loadavg()}")
             files = source_files(clone)
             n, rows = 0, {}
             loads = []

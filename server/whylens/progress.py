@@ -46,7 +46,13 @@ _PHASE_WORDS = {"records": "building decision records", "commit": "writing the i
 def phase_message(event: IndexEvent) -> str:
     """What a run is doing, for a person: "mining 3408/101966 commits", "writing the index"."""
     if event.phase == "mine":
-        return f"mining {event.done}/{event.total} commits" if event.total else "reading history"
+        if event.total:
+            return f"mining {event.done}/{event.total} commits"
+        # the count (``git rev-list --count``) can take seconds on a big history: the early
+        # flushes (first hovers) come before it, and "reading history" then said nothing of them
+        if not event.done:
+            return "reading history"
+        return f"mining {event.done} commit{'' if event.done == 1 else 's'}"
     return _PHASE_WORDS.get(event.phase, event.phase or "indexing")
 
 

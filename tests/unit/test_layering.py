@@ -11,7 +11,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "server" / "whylens"
 
 # Down this list only: a module never imports from a layer listed after its own.
 LAYERS = ["models", "errors", "markup", "config", "progress", "gitcli", "locate", "semantic",
-          "history", "knowledge", "symbols", "records", "index", "pipeline", "retrieval", "render",
+          "history", "knowledge", "symbols", "anchor_worker", "records", "index", "pipeline", "retrieval", "render",
           "lsp", "cli", "mcp"]
 # Third-party packages and the only layer allowed to import them (the MCP SDK and what it brings
 # are an optional extra: nothing else may need them; nor may onnxruntime, semantic/'s extra).

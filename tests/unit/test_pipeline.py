@@ -255,6 +255,76 @@ def test_the_worker_answers_before_its_look_ahead_fills(make_repo):
         walked_at_first_answer, len(commits))
 
 
+
+def test_a_first_backfill_flushes_early_and_often_until_it_passes_its_newest_commits(
+        make_repo, tmp_path, monkeypatch):
+    """Flushes stay FIRST_FLUSH_SECONDS apart until EARLY_FLUSH_COMMITS commits are walked,
+    then wait MAX_FLUSH_SECONDS: the first flush often holds one commit (the anchor worker is
+    still starting), and with the next one a minute later the commits just below the newest
+    were unreadable that long (a 100k-commit history: first hover 45 s after opening)."""
+    import whylens.pipeline as pipeline
+
+    repo = make_repo()
+    for n in range(30):
+        repo.commit(f"Step {n}: keep the value\n\nBecause step {n} needs it.",
+                    {f"m{n % 3}.py": f"def f{n % 3}():\n    return {n}\n"})
+    monkeypatch.setattr(pipeline, "FIRST_FLUSH_SECONDS", 0.05)
+    monkeypatch.setattr(pipeline, "MAX_FLUSH_SECONDS", 3_600.0)
+    monkeypatch.setattr(pipeline, "EARLY_FLUSH_COMMITS", 12, raising=False)
+    monkeypatch.setattr(pipeline, "BATCH_COMMITS", 1)
+    index_dir = tmp_path / "index"
+    readable: list[tuple[int, int]] = []  # (commits walked, commits a reader sees) while mining
+
+    def progress(phase, done, total):
+        if phase != "mine" or done == 0:
+            return
+        time.sleep(0.03)  # a big history's commits take time
+        if IndexStore(index_dir).current_generation() is None:
+            readable.append((done, 0))
+            return
+        with IndexStore(index_dir).reader() as reader:
+            readable.append((done, reader.stats()["commits"]))
+
+    run_index(repo.root, index_dir, progress=progress)
+    seen = sorted({n for _, n in readable if n})
+    assert len(seen) >= 3, readable  # more than the first flush became readable while mining
+    assert max(seen) >= 12, readable  # up to the early commits' end...
+    assert max(seen) <= 16, readable  # ...and no timed flush after them (the cap is an hour)
+
+
+def test_an_update_flushes_early_once_as_before(make_repo, tmp_path, monkeypatch):
+    """An update has a readable index: it flushes once after FIRST_FLUSH_SECONDS, then at the
+    cap, as before the early flushes of a first index (each flush is a segment to merge)."""
+    import whylens.pipeline as pipeline
+    from whylens.index.writer import IndexWriter
+
+    repo = make_repo()
+    for n in range(30):
+        repo.commit(f"Step {n}: keep the value", {f"m{n % 3}.py": f"def f():\n    return {n}\n"})
+    index_dir = tmp_path / "index"
+    run_index(repo.root, index_dir, rev="HEAD~25")
+    monkeypatch.setattr(pipeline, "FIRST_FLUSH_SECONDS", 0.05)
+    monkeypatch.setattr(pipeline, "MAX_FLUSH_SECONDS", 3_600.0)
+    monkeypatch.setattr(pipeline, "BATCH_COMMITS", 1)
+    flushes = []
+    stock = IndexWriter.flush
+    monkeypatch.setattr(IndexWriter, "flush", lambda self: flushes.append(1) or stock(self))
+    summary = run_index(repo.root, index_dir, progress=lambda p, d, t: time.sleep(0.03))
+    assert summary.mode == "incremental" and summary.commits_indexed == 25
+    assert len(flushes) <= 1, len(flushes)
+
+
+def test_the_anchor_worker_process_imports_neither_the_pipeline_nor_whoosh_nor_numpy():
+    """The worker is spawned from ``whylens.anchor_worker``: its child imports history and
+    symbols only (importing the whole pipeline cost 0.41 s of CPU before a 100k-commit
+    history's first commit could be anchored; now 0.14-0.17 s)."""
+    assert anchoring.WorkerAnchoring(".", ())._process._target.__module__ == "whylens.anchor_worker"
+    script = ("import sys, whylens.anchor_worker; print(' '.join(sorted(m for m in sys.modules "
+              "if m.split('.')[0] in ('whoosh', 'numpy') or m.startswith('whylens.pipeline'))))")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert out.stdout.split() == [], out.stdout
+
 ORPHAN_SCRIPT = """
 import sys, time
 from whylens.pipeline.anchoring import WorkerAnchoring

@@ -116,6 +116,9 @@ def test_progress_lines_say_what_the_run_does(make_repo, index_dir, capsys):
     assert err[0].startswith("mining ") and err[0].endswith("/1 commits (0%)"), err
     assert err[-2:] == ["building decision records", "writing the index"], err
     assert phase_message(IndexEvent("mine", 0, 0)) == "reading history"
+    # commits mined (and flushed: the first hovers answer) before the count is known
+    assert phase_message(IndexEvent("mine", 16, 0)) == "mining 16 commits"
+    assert phase_message(IndexEvent("mine", 1, 0)) == "mining 1 commit"
     assert phase_message(IndexEvent("records", 0, 1)) == "building decision records"
 
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+import whylens.anchor_worker as anchor_worker
 import whylens.pipeline as pipeline_module
 from whylens.pipeline import records as records_module
-from whylens.pipeline import segments as segments_module
 from whylens.pipeline import run_index
 from whylens.pipeline.segments import CHECKPOINT, EVERY_ENV, SegmentPolicy
 
@@ -102,7 +102,7 @@ def segmented(repo, target: Path, every: int, **kwargs) -> int:
 def test_a_segmented_backfill_writes_the_index_an_unsegmented_one_writes(
         make_repo, tmp_path, monkeypatch, flush_often, worker_min):
     monkeypatch.setattr(records_module, "WINDOW_COMMITS", 4)  # record rounds cut mid-window
-    monkeypatch.setattr(segments_module, "CHUNK_ENTRIES", 1)  # in process: a chunk per state
+    monkeypatch.setattr(anchor_worker, "CHUNK_ENTRIES", 1)  # in process: a chunk per state
     repo = make_repo("segments")
     build_history(repo)
     whole = run_index(repo.root, tmp_path / "whole", anchor_worker_min_commits=worker_min)

@@ -87,7 +87,7 @@ class _Progress:
                   f"{left:20}", end=end, file=sys.stderr, flush=True)
         elif phase != "done":
             message = phase_message(IndexEvent(phase, done, total))
-            percent = f" ({pct}%)" if phase == "mine" else ""
+            percent = f" ({pct}%)" if phase == "mine" and total else ""
             print(f"{message}{percent}{', ' + left if left else ''}", file=sys.stderr,
                   flush=True)
 

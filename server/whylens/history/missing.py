@@ -25,20 +25,17 @@ from __future__ import annotations
 import re
 import weakref
 from typing import TYPE_CHECKING
-
-import numpy as np
+from functools import cache
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from whylens.history.repo import Repository
 
 _OBJECT_NAME = re.compile(r"(?<![0-9a-f])[0-9a-f]{40}(?:[0-9a-f]{24})?(?![0-9a-f])")
 _PROMISOR_KEYS = r"^(remote\..+\.(promisor|partialclonefilter)|extensions\.partialclone)$"
 _FALSE = frozenset({"false", "no", "off", "0"})
 _CHUNK_LINES = 1 << 16
-_HEX = np.full(256, 0, dtype=np.uint64)
-_HEX[np.frombuffer(b"0123456789", np.uint8)] = np.arange(10, dtype=np.uint64)
-_HEX[np.frombuffer(b"abcdef", np.uint8)] = np.arange(10, 16, dtype=np.uint64)
-_SHIFTS = np.arange(60, -4, -4, dtype=np.uint64)  # 16 hex digits → one 64-bit key
 
 _partial: weakref.WeakKeyDictionary[Repository, tuple[bool, list[str]]] = \
     weakref.WeakKeyDictionary()
@@ -124,6 +121,19 @@ def mailmap_pin(repo: Repository) -> list[str]:
     return [] if sha and has_object(repo, sha) else ["-c", "mailmap.blob="]
 
 
+@cache
+def _hex_tables() -> tuple[np.ndarray, np.ndarray]:
+    """Hex digit → value, and the shifts that make 16 hex digits one 64-bit key. numpy is
+    imported here, not at the top: the anchor worker imports this module (through the blob
+    reader) and never needs it (importing numpy: 0.11 s of its start-up)."""
+    import numpy as np
+
+    hex_values = np.full(256, 0, dtype=np.uint64)
+    hex_values[np.frombuffer(b"0123456789", np.uint8)] = np.arange(10, dtype=np.uint64)
+    hex_values[np.frombuffer(b"abcdef", np.uint8)] = np.arange(10, 16, dtype=np.uint64)
+    return hex_values, np.arange(60, -4, -4, dtype=np.uint64)
+
+
 class Presence:
     """The objects present in a repository's object store, listed once by
     ``git cat-file --batch-all-objects`` (which never fetches), kept as sorted 64-bit prefixes
@@ -131,10 +141,15 @@ class Presence:
     (odds about n² / 2⁶⁵) would answer "present"; git then answers "missing" or fails."""
 
     def __init__(self, keys: np.ndarray) -> None:
+        import numpy as np
+
         self._keys = np.sort(keys)
 
     @classmethod
     def of(cls, repo: Repository) -> Presence:
+        import numpy as np
+
+        hex_values, shifts = _hex_tables()
         proc = repo.popen(["cat-file", "--batch-all-objects", "--batch-check=%(objectname)",
                            "--unordered"])
         parts: list[np.ndarray] = []
@@ -151,7 +166,7 @@ class Presence:
                 rest = data[usable:]
                 if usable:
                     rows = np.frombuffer(data, np.uint8, usable).reshape(-1, width)[:, :16]
-                    parts.append((_HEX[rows] << _SHIFTS).sum(axis=1, dtype=np.uint64))
+                    parts.append((hex_values[rows] << shifts).sum(axis=1, dtype=np.uint64))
         finally:
             proc.close()
         return cls(np.concatenate(parts) if parts else np.zeros(0, np.uint64))
@@ -162,6 +177,8 @@ class Presence:
     def __contains__(self, sha: object) -> bool:
         if not isinstance(sha, str) or len(sha) < 16:
             return False
+        import numpy as np
+
         try:
             key = np.uint64(int(sha[:16], 16))
         except ValueError:

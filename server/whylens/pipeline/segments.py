@@ -25,10 +25,10 @@ import os
 import pickle
 import secrets
 from dataclasses import dataclass
-from itertools import islice
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
+from whylens.anchor_worker import dump_chunked, load_chunked  # noqa: F401  (their home before)
 from whylens.history.walk import WalkStats
 from whylens.progress import IndexStats
 
@@ -39,7 +39,6 @@ EVERY_ENV = "WHYLENS_SEGMENT_COMMITS"  # tests and benchmarks: end one every N c
 DEFAULT_MAX_MB = 400  # the tree's peak is this plus what one check interval adds
 MIN_COMMITS = 2_000  # a segment walks at least this many (a new process costs ~2 s of CPU)
 CHECK_EVERY = 100  # commits between two looks at the tree's memory
-CHUNK_ENTRIES = 256  # entries of a state file's big mapping per pickle (``dump_chunked``)
 
 
 @dataclass
@@ -128,29 +127,6 @@ def take(folder: Path | None, token: str | None, head: str,
         (folder / ANCHOR_STATE).unlink(missing_ok=True)
         return None
     return found
-
-
-def dump_chunked(head: Any, entries: dict, out: IO[bytes]) -> None:
-    """Pickle ``head``, then the items of ``entries`` (a mapping of independent values: the
-    anchor worker's file states) ``CHUNK_ENTRIES`` at a time, one pickle each. One pickle of
-    the whole state held all of its bytes (the C pickler writes out at the end) and a memo of
-    every object, and reading it back a memo too: the worker's state at commit 34,000 of the
-    100k history took its RSS 145 -> 176 MB to write and 43 -> 145 MB to read; in chunks
-    145 -> 148 and 43 -> 105, and the file is smaller (13 MB, not 16). A value shared by two
-    chunks would come back as two copies."""
-    pickle.dump((head, type(entries), len(entries)), out, protocol=5)
-    items = iter(entries.items())
-    while chunk := list(islice(items, CHUNK_ENTRIES)):
-        pickle.dump(chunk, out, protocol=5)
-
-
-def load_chunked(source: IO[bytes]) -> tuple[Any, dict]:
-    """What ``dump_chunked`` wrote: ``head`` and the mapping, of its type and in its order."""
-    head, kind, count = pickle.load(source)
-    entries = kind()
-    while len(entries) < count:
-        entries.update(pickle.load(source))
-    return head, entries
 
 
 def tree_rss_mb(pid: int) -> int:
