@@ -20,7 +20,6 @@ import argparse
 import asyncio
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -31,7 +30,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from bench_index import loadavg  # noqa: E402
-from bench_scale import card_after, env_for, newest_function, start_lsp_client  # noqa: E402
+from bench_scale import (card_after, env_for, kill_and_stop, newest_function,  # noqa: E402
+                         start_lsp_client)
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -94,15 +94,7 @@ async def one_run(repo: Path, env: dict[str, str], index_base: Path, target: tup
     cpu = tree_cpu(server_pid)
     first_mine = next((t - t0 for t, m in statuses if m.startswith("min")), None)
     shown = [m for t, m in statuses if "min" in m]
-    for pid in reversed(descendants(server_pid)):  # mid-backfill: the whole tree
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    try:
-        await asyncio.wait_for(client.stop(), 5)
-    except Exception:  # noqa: BLE001 - the server is gone on purpose
-        pass
+    await kill_and_stop(client, reversed(descendants(server_pid)))  # mid-backfill: the tree
     return {"card": card, "cpu": cpu, "first_mine": first_mine,
             "timeline": [(round(t - t0, 2), m) for t, m in statuses],
             "progress": shown[-1] if shown else (statuses[-1][1] if statuses else ""),

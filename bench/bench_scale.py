@@ -236,7 +236,12 @@ async def first_hover(repo: Path, index_dir: Path, env: dict[str, str]) -> None:
     server = client._server
     children = subprocess.run(["pgrep", "-P", str(server.pid)], capture_output=True,
                               text=True).stdout.split()
-    for pid in [server.pid, *map(int, children)]:  # killed mid-backfill, child indexer too
+    await kill_and_stop(client, [server.pid, *map(int, children)])  # child indexer too
+
+
+async def kill_and_stop(client, pids) -> None:
+    """SIGKILL ``pids`` (a server killed mid-backfill) and let the client go."""
+    for pid in pids:
         try:
             os.kill(int(pid), signal.SIGKILL)
         except ProcessLookupError:
