@@ -323,6 +323,7 @@ class Pitfall:
     reason: str  # what matched: "TimeoutError in Session.send"
     line: int | None = None  # error line it belongs to (1-based), when known
     fix: Unit | None = None  # a Skill unit that fixed it, when one is known
+    reverted_by: str = ""  # a standing revert of the fix: it is not in the code today
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,11 @@ sha, never markdown links; the link goes into ``pitfall_link``.
 from __future__ import annotations
 
 from whylens.history.links import WebLinks
-from whylens.models import Pitfall, Record
+from whylens.models import COMMIT_TYPE, Pitfall, Record
 from whylens.retrieval.citations import item_url, one_line, short
+from whylens.retrieval.snippets import is_reference
+
+MIN_WORDS = 3  # a commit's line shorter than this ("Before:", "ex: res.status(500)") names no failure
 
 
 def _where(item) -> str:
@@ -22,6 +25,10 @@ def _where(item) -> str:
 def _what(item) -> str:
     if isinstance(item, Record):
         return one_line(item.problem.text if item.problem else item.title, 120)
+    if item.type == COMMIT_TYPE:  # its prose, a sentence a line, less the lines that say nothing
+        told = [s for s in (item.content or "").splitlines()
+                if len(s.split()) >= MIN_WORDS and not is_reference(s)]
+        return one_line(" ".join(told) or item.title, 120)
     return one_line(item.content or item.title, 120)
 
 
@@ -37,6 +44,9 @@ def _how(pitfall: Pitfall) -> str:
 def pitfall_message(pitfall: Pitfall, links: WebLinks | None = None) -> str:
     """"Known pitfall: <pattern> — fixed before in #123 by <skill>"."""
     how, what = _how(pitfall), _what(pitfall.item)
+    if pitfall.reverted_by:  # what the history undid is never told as current
+        return (f"Known pitfall: {what} — fixed in {_where(pitfall.item)}, then reverted in "
+                f"{short(pitfall.reverted_by)}: not fixed in the code today")
     text = f"Known pitfall: {what} — fixed before in {_where(pitfall.item)}"
     if not how or how.rstrip(". ").lower() == what.rstrip(". ").lower():
         return text  # a record whose decision repeats its problem says nothing more

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from whylens.index.commitdocs import doc_id
 from whylens.models import Pitfall, Record, Symbol, Unit
 from whylens.retrieval.errortext import Frame, ParsedError, parse_error_text
-from whylens.retrieval.evidence import item_text
+from whylens.retrieval.evidence import item_text, standing_revert
 from whylens.retrieval.pitfall_signals import FRAME_DECAY, kind_of, score, setting
 from whylens.retrieval.search import WEIGHTS, SearchContext, rank
 from whylens.retrieval.paths import repo_relative, source_bytes
@@ -244,7 +244,18 @@ def explain_error(reader: IndexReader, text: str) -> list[Pitfall]:
     found = _frame_candidates(reader, parsed.frames, paths)
     candidates = _search_candidates(reader, parsed, context=error_context(parsed, paths),
                                     anchored=found.candidates)
-    return _rank(candidates, parsed, None, found.frames)[:MAX_EXPLAINED]
+    return with_reverts(reader, _rank(candidates, parsed, None, found.frames)[:MAX_EXPLAINED])
+
+
+def with_reverts(reader: IndexReader, pitfalls: list[Pitfall]) -> list[Pitfall]:
+    """Each pitfall with the standing revert of its fix, when one undid it: "fixed before" is
+    then not true of the code today (``evidence.standing_revert``)."""
+    out = []
+    for p in pitfalls:
+        shas = sorted(commits_of(p.item) | ({p.fix.commit} if p.fix else set()))
+        revert = next(filter(None, (standing_revert(reader, sha) for sha in shas)), None)
+        out.append(replace(p, reverted_by=revert) if revert else p)
+    return out
 
 
 def match_errors(reader: IndexReader, path: str, text: str | None, errors: list[dict[str, Any]],
@@ -256,7 +267,7 @@ def match_errors(reader: IndexReader, path: str, text: str | None, errors: list[
     from ``symbols`` when the caller already has the buffer's outline, else from parsing
     ``text`` (the current buffer); frames inside a message count as callers.
     """
-    return choose(per_line(reader, path, text, errors, symbols), cap)
+    return with_reverts(reader, choose(per_line(reader, path, text, errors, symbols), cap))
 
 
 def per_line(reader: IndexReader, path: str, text: str | None, errors: list[dict[str, Any]],
