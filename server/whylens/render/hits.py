@@ -30,10 +30,8 @@ def to_json(result: SearchResult) -> dict[str, Any]:
         if hit.type == "decision":
             data.update(problem=hit.problem, cause=list(hit.cause), decision=list(hit.decision),
                         rejected=list(hit.rejected), outcome=hit.outcome)
-        elif hit.reverted_by:
-            data.update(outcome=hit.outcome)
-        if hit.reverted_by:
-            data.update(reverted_by=hit.reverted_by)
+        if hit.reverted_by:  # any hit, a decision's outcome says "reverted" already
+            data.update(outcome=hit.outcome, reverted_by=hit.reverted_by)
         if hit.also:
             data["also"] = list(hit.also)
         hits.append(data)

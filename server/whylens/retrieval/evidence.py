@@ -45,10 +45,12 @@ def revert_check(reader: IndexReader):
     return reverted
 
 
-def standing_revert(reader: IndexReader, sha: str) -> str | None:
-    """The first commit that reverts ``sha`` and was not itself reverted, or None."""
+def standing_revert(reader: IndexReader, *shas: str) -> str | None:
+    """The first commit that reverts one of ``shas`` (in their order) and was not itself
+    reverted, or None."""
     reverted = revert_check(reader)
-    return next((r for r in reverting_commits(reader, sha) if not reverted(r)), None)
+    return next((r for sha in shas for r in reverting_commits(reader, sha) if not reverted(r)),
+                None)
 
 
 def record_outcome(reader: IndexReader, record: Record, neighbours=()) -> str:

@@ -252,8 +252,8 @@ def with_reverts(reader: IndexReader, pitfalls: list[Pitfall]) -> list[Pitfall]:
     then not true of the code today (``evidence.standing_revert``)."""
     out = []
     for p in pitfalls:
-        shas = sorted(commits_of(p.item) | ({p.fix.commit} if p.fix else set()))
-        revert = next(filter(None, (standing_revert(reader, sha) for sha in shas)), None)
+        revert = standing_revert(reader, *sorted(commits_of(p.item) |
+                                                 ({p.fix.commit} if p.fix else set())))
         out.append(replace(p, reverted_by=revert) if revert else p)
     return out
 

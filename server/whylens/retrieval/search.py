@@ -306,8 +306,7 @@ def _with_outcome(reader: IndexReader, hit: Hit, item: Unit | Record) -> Hit:
 
     if isinstance(item, Record):
         outcome = record_outcome(reader, item, reader.superseding_candidates(item))
-        revert = next(filter(None, (standing_revert(reader, sha) for sha in item.fixing_commits)),
-                      None) if outcome == "reverted" else None
+        revert = standing_revert(reader, *item.fixing_commits) if outcome == "reverted" else None
         return replace(hit, outcome=outcome, reverted_by=revert or "")
     revert = standing_revert(reader, item.commit) if item.commit else None
     return replace(hit, outcome="reverted", reverted_by=revert) if revert else hit
