@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from whylens.anchor_worker import dump_chunked, load_chunked  # noqa: F401  (their home before)
 from whylens.history.walk import WalkStats
 from whylens.progress import IndexStats
 
